@@ -1,0 +1,18 @@
+{
+  "targets": [
+    {
+      "target_name": "dotcode_native",
+      "sources": ["<!@(node tools/list-sources.js)"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native"],
+      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
+      "cflags_cc": ["-std=c++17", "-O3", "-fexceptions"],
+      "xcode_settings": {
+        "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+        "CLANG_CXX_LANGUAGE_STANDARD": "c++17"
+      },
+      "msvs_settings": { "VCCLCompilerTool": { "ExceptionHandling": 1 } }
+    }
+  ]
+}

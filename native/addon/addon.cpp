@@ -1,0 +1,204 @@
+// N-API glue: converts between JavaScript values and the native engine's types. No decoding
+// logic lives here. Every entry point catches everything: the addon must never take the process down.
+#include <napi.h>
+
+#include <cstring>
+#include <exception>
+
+#include "detector/dotcode_reader.h"
+#include "dotcode/dotcode_symbol.h"
+
+namespace {
+
+Napi::Object symbolToJs(Napi::Env env, const dc::DotCodeSymbol& s) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("bytes", Napi::Buffer<char>::Copy(env, s.bytes.data(), s.bytes.size()));
+  o.Set("gs1", Napi::Boolean::New(env, s.gs1));
+  Napi::Array ecis = Napi::Array::New(env, s.ecis.size());
+  for (size_t i = 0; i < s.ecis.size(); ++i) ecis.Set(static_cast<uint32_t>(i), Napi::Number::New(env, s.ecis[i]));
+  o.Set("ecis", ecis);
+  if (s.structuredAppendCount > 0) {
+    Napi::Object sa = Napi::Object::New(env);
+    sa.Set("index", Napi::Number::New(env, s.structuredAppendIndex));
+    sa.Set("count", Napi::Number::New(env, s.structuredAppendCount));
+    sa.Set("fileId", s.structuredAppendFileId >= 0 ? Napi::Value(Napi::Number::New(env, s.structuredAppendFileId)) : env.Null());
+    o.Set("structuredAppend", sa);
+  } else {
+    o.Set("structuredAppend", env.Null());
+  }
+  o.Set("readerInit", Napi::Boolean::New(env, s.readerInit));
+  o.Set("macro", s.macro.empty() ? env.Null() : Napi::Value(Napi::String::New(env, s.macro)));
+  o.Set("symbologyId", Napi::String::New(env, s.symbologyId));
+  o.Set("rows", Napi::Number::New(env, s.rows));
+  o.Set("cols", Napi::Number::New(env, s.cols));
+  o.Set("mask", Napi::Number::New(env, s.mask));
+  o.Set("errorsCorrected", Napi::Number::New(env, s.errorsCorrected));
+  o.Set("erasuresCorrected", Napi::Number::New(env, s.erasuresCorrected));
+  o.Set("ecBudget", Napi::Number::New(env, s.ecBudget));
+  o.Set("orientation", Napi::Number::New(env, s.orientation));
+  o.Set("mirrored", Napi::Boolean::New(env, s.mirrored));
+  return o;
+}
+
+Napi::Array readResultsToJs(Napi::Env env, const std::vector<dc::ReadResult>& results) {
+  Napi::Array arr = Napi::Array::New(env, results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    Napi::Object o = symbolToJs(env, results[i].symbol);
+    o.Set("via", Napi::String::New(env, results[i].via));
+    Napi::Array corners = Napi::Array::New(env, 4);
+    for (uint32_t k = 0; k < 4; ++k) {
+      Napi::Object p = Napi::Object::New(env);
+      p.Set("x", Napi::Number::New(env, results[i].corners[k].x));
+      p.Set("y", Napi::Number::New(env, results[i].corners[k].y));
+      corners.Set(k, p);
+    }
+    o.Set("corners", corners);
+    arr.Set(static_cast<uint32_t>(i), o);
+  }
+  return arr;
+}
+
+// decodeGrid({ rows, cols, values }) -> symbol | null. values: any array-like of numbers in [0,1]
+// (Float32Array, Uint8Array of 0/1, or a plain array), row-major, rows*cols long.
+Napi::Value DecodeGrid(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) {
+    Napi::TypeError::New(env, "decodeGrid expects { rows, cols, values }").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  Napi::Object in = info[0].As<Napi::Object>();
+  dc::DotGrid grid;
+  grid.rows = in.Get("rows").ToNumber().Int32Value();
+  grid.cols = in.Get("cols").ToNumber().Int32Value();
+  if (grid.rows <= 0 || grid.cols <= 0 || grid.rows > 1000 || grid.cols > 1000) return env.Null();
+  Napi::Value values = in.Get("values");
+  if (!values.IsObject()) {
+    Napi::TypeError::New(env, "decodeGrid: values must be an array of numbers").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  Napi::Object arr = values.As<Napi::Object>();
+  const uint32_t n = static_cast<uint32_t>(grid.rows) * static_cast<uint32_t>(grid.cols);
+  uint32_t length = arr.Get("length").ToNumber().Uint32Value();
+  if (length != n) {
+    Napi::RangeError::New(env, "decodeGrid: values.length must equal rows*cols").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  grid.value.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    double v = arr.Get(i).ToNumber().DoubleValue();
+    if (!(v >= 0)) v = 0;  // NaN and negatives count as "no dot"
+    if (v > 1) v = 1;
+    grid.value[i] = static_cast<float>(v);
+  }
+  dc::GridDecodeOptions options;
+  if (info.Length() > 1 && info[1].IsObject()) {
+    Napi::Value margin = info[1].As<Napi::Object>().Get("erasureMargin");
+    if (margin.IsNumber()) options.erasureMargin = margin.As<Napi::Number>().FloatValue();
+  }
+  try {
+    auto symbol = dc::decodeDotGrid(grid, options);
+    if (!symbol) return env.Null();
+    return symbolToJs(env, *symbol);
+  } catch (const std::exception& e) {
+    Napi::Error::New(env, std::string("decode_error:native:") + e.what()).ThrowAsJavaScriptException();
+    return env.Null();
+  }
+}
+
+struct ImageArgs {
+  dc::GreyImage image;
+  dc::ReadOptions options;
+};
+
+// Validates (grey: Uint8Array, width, height[, options]) and fills args; throws a JS error if bad.
+bool parseImageArgs(const Napi::CallbackInfo& info, ImageArgs& args) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 3 || !info[0].IsTypedArray() || !info[1].IsNumber() || !info[2].IsNumber()) {
+    Napi::TypeError::New(env, "expected (grey: Uint8Array, width: number, height: number[, options])").ThrowAsJavaScriptException();
+    return false;
+  }
+  Napi::TypedArray ta = info[0].As<Napi::TypedArray>();
+  if (ta.TypedArrayType() != napi_uint8_array && ta.TypedArrayType() != napi_uint8_clamped_array) {
+    Napi::TypeError::New(env, "grey must be a Uint8Array").ThrowAsJavaScriptException();
+    return false;
+  }
+  Napi::Uint8Array grey = info[0].As<Napi::Uint8Array>();
+  int width = info[1].As<Napi::Number>().Int32Value();
+  int height = info[2].As<Napi::Number>().Int32Value();
+  if (width <= 0 || height <= 0 || static_cast<double>(width) * height > grey.ByteLength()) {
+    Napi::RangeError::New(env, "grey is smaller than width*height").ThrowAsJavaScriptException();
+    return false;
+  }
+  args.image.data = grey.Data();
+  args.image.width = width;
+  args.image.height = height;
+  args.image.stride = width;
+  if (info.Length() > 3 && info[3].IsObject()) {
+    Napi::Object o = info[3].As<Napi::Object>();
+    if (o.Get("tryHarder").IsBoolean()) args.options.tryHarder = o.Get("tryHarder").As<Napi::Boolean>().Value();
+    if (o.Get("maxSymbols").IsNumber()) args.options.maxSymbols = o.Get("maxSymbols").As<Napi::Number>().Int32Value();
+    if (o.Get("timeBudgetMs").IsNumber()) args.options.timeBudgetMs = o.Get("timeBudgetMs").As<Napi::Number>().DoubleValue();
+  }
+  return true;
+}
+
+Napi::Value ReadImageSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ImageArgs args;
+  if (!parseImageArgs(info, args)) return env.Null();
+  try {
+    return readResultsToJs(env, dc::readDotCodes(args.image, args.options));
+  } catch (const std::exception& e) {
+    Napi::Error::New(env, std::string("decode_error:native:") + e.what()).ThrowAsJavaScriptException();
+    return env.Null();
+  }
+}
+
+// Runs the detector on the libuv pool; keeps a reference to the pixel buffer while it works.
+class ReadImageWorker : public Napi::AsyncWorker {
+ public:
+  ReadImageWorker(Napi::Env env, Napi::Uint8Array grey, const ImageArgs& args)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), args_(args) {
+    greyRef_ = Napi::Persistent(grey);
+  }
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    try {
+      results_ = dc::readDotCodes(args_.image, args_.options);
+    } catch (const std::exception& e) {
+      SetError(std::string("decode_error:native:") + e.what());
+    } catch (...) {
+      SetError("decode_error:native:unknown");
+    }
+  }
+  void OnOK() override { deferred_.Resolve(readResultsToJs(Env(), results_)); }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::Reference<Napi::Uint8Array> greyRef_;
+  ImageArgs args_;
+  std::vector<dc::ReadResult> results_;
+};
+
+Napi::Value ReadImage(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ImageArgs args;
+  if (!parseImageArgs(info, args)) return env.Null();
+  auto* worker = new ReadImageWorker(env, info[0].As<Napi::Uint8Array>(), args);
+  Napi::Promise promise = worker->promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("decodeGrid", Napi::Function::New(env, DecodeGrid));
+  exports.Set("readImageSync", Napi::Function::New(env, ReadImageSync));
+  exports.Set("readImage", Napi::Function::New(env, ReadImage));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(dotcode_native, Init)

@@ -1,0 +1,27 @@
+// The public face of the DotCode detector: a greyscale image in, every DotCode symbol found out.
+// Pipeline, one file per stage: locate dots -> fit lattice -> fit grid -> sample -> decode
+// (decodeDotGrid in native/dotcode).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/grey_image.h"
+#include "dotcode/dotcode_symbol.h"
+
+namespace dc {
+
+struct ReadOptions {
+  bool tryHarder = true;        // run the slower passes when the fast one finds nothing
+  int maxSymbols = 8;           // stop after this many symbols
+  double timeBudgetMs = 250;    // hard bound on detector work per image
+};
+
+struct ReadResult {
+  DotCodeSymbol symbol;
+  std::string via;              // the pass that read it: "dotcode:fast", "dotcode:adaptive", ...
+  PointF corners[4];            // symbol corners in image pixels: TL, TR, BR, BL (canonical)
+};
+
+std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& options = {});
+
+}  // namespace dc

@@ -1,0 +1,55 @@
+// The public face of the DotCode decoding core: a sampled dot grid in, exact data out.
+//
+// The detector (native/detector) samples a grid from an image and calls decodeDotGrid(); the
+// addon exposes the same call to JavaScript. Everything behind it (orientation, unmasking,
+// Reed-Solomon, the data layer) lives in its own file in this folder.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dc {
+
+// Dot presence sampled at every position of an H x W grid, row-major, top row first.
+// value[r*cols + c] is the likelihood that a dot is printed there: 1 = surely a dot,
+// 0 = surely empty, values near 0.5 are weak and are treated as erasures by the decoder.
+// The grid may be handed over in any of the 8 rotations/reflections of the true symbol.
+struct DotGrid {
+  int rows = 0;
+  int cols = 0;
+  std::vector<float> value;
+
+  float at(int r, int c) const { return value[static_cast<size_t>(r) * cols + c]; }
+};
+
+struct DotCodeSymbol {
+  std::string bytes;             // payload bytes exactly as encoded (GS1: FNC1 -> 0x1D)
+  bool gs1 = false;              // FNC1 in first position
+  std::vector<int> ecis;         // ECI designators in order of appearance
+  int structuredAppendIndex = 0; // 1..count when part of a structured append sequence, else 0
+  int structuredAppendCount = 0;
+  int structuredAppendFileId = -1;  // -1: none in the symbol
+  bool readerInit = false;
+  std::string macro;             // "05", "06", "12", "generic" or "" (ISO/IEC 15434 header)
+  std::string symbologyId;       // AIM identifier, e.g. "]J0" (never part of bytes)
+  int rows = 0;                  // symbol size in canonical orientation
+  int cols = 0;
+  int mask = 0;
+  int errorsCorrected = 0;
+  int erasuresCorrected = 0;
+  int ecBudget = 0;              // total check codewords (sum over blocks)
+  int orientation = 0;           // which of the 8 transforms of the input grid was canonical
+  bool mirrored = false;
+};
+
+struct GridDecodeOptions {
+  // Presence values within this distance of 0.5 are passed to Reed-Solomon as erasures.
+  float erasureMargin = 0.15f;
+};
+
+// Tries the orientations of the grid, decodes each plausible reading and returns the one that
+// needed the fewest corrections. Returns nothing when no reading is a valid symbol, or when two
+// readings tie (a wrong text is worse than no text). Never throws, whatever the grid holds.
+std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecodeOptions& options = {});
+
+}  // namespace dc

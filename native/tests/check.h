@@ -1,0 +1,56 @@
+// A minimal test harness for the native core: TEST(name) registers a case, CHECK records a
+// failure and carries on, REQUIRE stops the case. native_tests runs every case (or those whose
+// name contains argv[1]) and exits non-zero when any failed.
+#pragma once
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace check {
+
+struct Case {
+  const char* name;
+  std::function<void()> body;
+};
+
+inline std::vector<Case>& registry() {
+  static std::vector<Case> cases;
+  return cases;
+}
+inline int& failures() {
+  static int n = 0;
+  return n;
+}
+struct Register {
+  Register(const char* name, std::function<void()> body) { registry().push_back({name, std::move(body)}); }
+};
+struct Abort {};
+
+inline void fail(const char* file, int line, const std::string& what) {
+  ++failures();
+  std::cerr << file << ":" << line << ": FAILED " << what << "\n";
+}
+
+}  // namespace check
+
+#define CHECK_CAT2(a, b) a##b
+#define CHECK_CAT(a, b) CHECK_CAT2(a, b)
+#define TEST(name)                                                                  \
+  static void CHECK_CAT(test_fn_, __LINE__)();                                      \
+  static check::Register CHECK_CAT(test_reg_, __LINE__)(name, CHECK_CAT(test_fn_, __LINE__)); \
+  static void CHECK_CAT(test_fn_, __LINE__)()
+
+#define CHECK(cond) \
+  do { if (!(cond)) check::fail(__FILE__, __LINE__, #cond); } while (0)
+#define REQUIRE(cond) \
+  do { if (!(cond)) { check::fail(__FILE__, __LINE__, #cond); throw check::Abort{}; } } while (0)
+#define CHECK_EQ(a, b)                                                                    \
+  do {                                                                                    \
+    auto va_ = (a); auto vb_ = (b);                                                       \
+    if (!(va_ == vb_)) {                                                                  \
+      std::ostringstream os_; os_ << #a << " == " << #b << " (" << va_ << " vs " << vb_ << ")"; \
+      check::fail(__FILE__, __LINE__, os_.str());                                         \
+    }                                                                                     \
+  } while (0)

@@ -1,0 +1,22 @@
+#include <cstring>
+
+#include "check.h"
+
+int main(int argc, char** argv) {
+  const char* filter = argc > 1 ? argv[1] : nullptr;
+  int run = 0;
+  for (auto& c : check::registry()) {
+    if (filter && !std::strstr(c.name, filter)) continue;
+    ++run;
+    int before = check::failures();
+    try {
+      c.body();
+    } catch (const check::Abort&) {
+    } catch (const std::exception& e) {
+      check::fail(c.name, 0, std::string("exception: ") + e.what());
+    }
+    if (check::failures() != before) std::cerr << "  in case: " << c.name << "\n";
+  }
+  std::cout << run << " native test cases, " << check::failures() << " failures\n";
+  return check::failures() == 0 ? 0 : 1;
+}
