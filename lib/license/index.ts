@@ -1,0 +1,5 @@
+// The one licence module: key format, signing, offline verification, supplier keys and stamps.
+export * from './key';
+export * from './supplier';
+export { LicenseError } from '../errors';
+export type { LicenseErrorCode } from '../errors';
