@@ -1,0 +1,64 @@
+// DotCode through the C++ addon (native/detector via native/addon). Loaded with node-gyp-build
+// from the package root, so a prebuilt binary in prebuilds/ is used when no local build exists.
+import * as path from 'path';
+import { textFromEciList } from './charset';
+import type { GreyImage } from './image';
+import type { Point } from './types';
+
+export interface NativeRead {
+  bytes: Buffer;
+  gs1: boolean;
+  ecis: number[];
+  structuredAppend: { index: number; count: number; fileId: number | null } | null;
+  readerInit: boolean;
+  macro: string | null;
+  symbologyId: string;
+  via: string;
+  corners: Point[];
+}
+
+interface Addon {
+  readImageSync(grey: Uint8Array, width: number, height: number, options?: object): NativeRead[];
+  readImage(grey: Uint8Array, width: number, height: number, options?: object): Promise<NativeRead[]>;
+  decodeGrid(grid: object, options?: object): unknown;
+}
+
+/** dist/lib/engine -> package root (three levels up, the same in the repo and in the tarball). */
+export const packageRoot = path.resolve(__dirname, '..', '..', '..');
+
+let addon: Addon | undefined;
+export function loadAddon(): Addon {
+  if (!addon) addon = (require('node-gyp-build') as (dir: string) => Addon)(packageRoot);
+  return addon;
+}
+
+export interface DotCodeSymbol {
+  bytes: Buffer;
+  text: string;
+  symbologyId: string;
+  ecis: number[];
+  gs1: boolean;
+  via: string;
+  corners: Point[];
+  structuredAppend: { index: number; count: number; file_id: number | null } | null;
+}
+
+/**
+ * Runs the native reader synchronously: this code only ever runs inside an engine worker thread,
+ * so blocking here blocks no event loop that matters.
+ */
+export function readDotCode(grey: GreyImage, maxSymbols: number): DotCodeSymbol[] {
+  const reads = loadAddon().readImageSync(grey.data, grey.width, grey.height, { maxSymbols });
+  return reads.map((r) => ({
+    bytes: r.bytes,
+    text: textFromEciList(r.bytes, r.ecis),
+    symbologyId: r.symbologyId,
+    ecis: r.ecis,
+    gs1: r.gs1,
+    via: r.via,
+    corners: r.corners,
+    structuredAppend: r.structuredAppend
+      ? { index: r.structuredAppend.index, count: r.structuredAppend.count, file_id: r.structuredAppend.fileId }
+      : null,
+  }));
+}

@@ -1,0 +1,156 @@
+// Image input -> one 8-bit greyscale buffer. Encoded images (PNG, JPEG, WebP) are decoded and
+// turned grey in a single sharp pipeline; raw frames are converted here in one pass because
+// sharp cannot be told that OpenCV data is BGR. Every failure becomes an EngineError whose code
+// is the `<detail>` of `decode_error:<detail>`.
+import { promises as fsp } from 'fs';
+import type { ImageProbe } from './types';
+
+/** SPEC 8: images beyond roughly 40 megapixels are rejected (sharp's limitInputPixels). */
+export const MAX_PIXELS = 40_000_000;
+
+export class EngineError extends Error {
+  constructor(readonly detail: string, message?: string) {
+    super(message ?? detail);
+  }
+}
+
+export interface GreyImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** What crosses the thread boundary: inputs already normalised on the caller's side. */
+export type WireInput =
+  | { kind: 'path'; path: string }
+  | { kind: 'bytes'; bytes: Uint8Array }
+  | { kind: 'raw'; data: Uint8Array; width: number; height: number; channels: number; bgr: boolean };
+
+/**
+ * Reads type and size from the first bytes without decoding pixels (the server uses it to refuse
+ * oversized images before any work). Unknown content gives type null.
+ */
+export function probeImage(bytes: Uint8Array): ImageProbe {
+  const b = bytes;
+  const none: ImageProbe = { type: null, width: null, height: null };
+  if (!b || b.length < 12) return none;
+  const u32be = (o: number) => ((b[o] << 24) >>> 0) + (b[o + 1] << 16) + (b[o + 2] << 8) + b[o + 3];
+  const u16be = (o: number) => (b[o] << 8) | b[o + 1];
+  const u16le = (o: number) => b[o] | (b[o + 1] << 8);
+  const u24le = (o: number) => b[o] | (b[o + 1] << 8) | (b[o + 2] << 16);
+  // PNG: signature, then the IHDR chunk with width and height.
+  if (b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) {
+    if (b.length >= 24) return { type: 'png', width: u32be(16), height: u32be(20) };
+    return { type: 'png', width: null, height: null };
+  }
+  // JPEG: walk the markers to the first start-of-frame.
+  if (b[0] === 0xff && b[1] === 0xd8) {
+    let o = 2;
+    while (o + 9 < b.length) {
+      if (b[o] !== 0xff) { o++; continue; }
+      const m = b[o + 1];
+      if (m === 0xff) { o++; continue; }
+      if (m === 0xd8 || m === 0x01 || (m >= 0xd0 && m <= 0xd7)) { o += 2; continue; }
+      const isSof = m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
+      if (isSof) return { type: 'jpeg', width: u16be(o + 7), height: u16be(o + 5) };
+      if (m === 0xd9 || m === 0xda) break;
+      o += 2 + u16be(o + 2);
+    }
+    return { type: 'jpeg', width: null, height: null };
+  }
+  // WebP: RIFF....WEBP then VP8 (lossy), VP8L (lossless) or VP8X (extended).
+  if (b[0] === 0x52 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x46 &&
+      b[8] === 0x57 && b[9] === 0x45 && b[10] === 0x42 && b[11] === 0x50) {
+    if (b.length >= 30) {
+      const fourcc = String.fromCharCode(b[12], b[13], b[14], b[15]);
+      if (fourcc === 'VP8 ') return { type: 'webp', width: u16le(26) & 0x3fff, height: u16le(28) & 0x3fff };
+      if (fourcc === 'VP8L') {
+        const bits = b[21] | (b[22] << 8) | (b[23] << 16) | (b[24] << 24);
+        return { type: 'webp', width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+      }
+      if (fourcc === 'VP8X') return { type: 'webp', width: u24le(24) + 1, height: u24le(27) + 1 };
+    }
+    return { type: 'webp', width: null, height: null };
+  }
+  return none;
+}
+
+// sharp is loaded lazily: a caller that only probes or hands over grey frames never pays for it.
+let sharpModule: typeof import('sharp') | undefined;
+function sharp(): typeof import('sharp') {
+  if (!sharpModule) {
+    sharpModule = require('sharp') as typeof import('sharp');
+    // One decode at a time per worker: our parallelism is the worker pool, not libvips threads.
+    sharpModule.concurrency(1);
+    sharpModule.cache(false);
+  }
+  return sharpModule;
+}
+
+async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
+  if (bytes.byteLength === 0) throw new EngineError('empty_input', 'the image is empty');
+  const probe = probeImage(bytes);
+  if (!probe.type) throw new EngineError('unsupported_format', 'not a PNG, JPEG or WebP image');
+  if (probe.width && probe.height && probe.width * probe.height > MAX_PIXELS) {
+    throw new EngineError('image_too_large', `${probe.width}x${probe.height} is over ${MAX_PIXELS} pixels`);
+  }
+  try {
+    const { data, info } = await sharp()(bytes, { limitInputPixels: MAX_PIXELS, failOn: 'none' })
+      .rotate() // honour EXIF orientation, as a viewer would show the photo
+      .greyscale()
+      .extractChannel(0) // drop any alpha: exactly one byte per pixel
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  } catch (e) {
+    const msg = (e as Error).message || String(e);
+    if (/pixel limit/i.test(msg)) throw new EngineError('image_too_large', msg);
+    throw new EngineError('unreadable_image', msg);
+  }
+}
+
+/** Raw 1/3/4-channel pixels -> grey with integer BT.601 weights, in one pass. */
+export function rawToGrey(data: Uint8Array, width: number, height: number, channels: number, bgr: boolean): GreyImage {
+  const n = width * height;
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) {
+    throw new EngineError('invalid_frame', 'width and height must be positive integers');
+  }
+  if (n > MAX_PIXELS) throw new EngineError('image_too_large', `${width}x${height} is over ${MAX_PIXELS} pixels`);
+  if (channels !== 1 && channels !== 3 && channels !== 4) {
+    throw new EngineError('invalid_frame', `channels must be 1, 3 or 4, not ${channels}`);
+  }
+  if (data.byteLength < n * channels) {
+    throw new EngineError('invalid_frame', `data holds ${data.byteLength} bytes, ${n * channels} expected`);
+  }
+  if (channels === 1) return { data: data.subarray(0, n), width, height };
+  const out = new Uint8Array(n);
+  const r = bgr ? 2 : 0;
+  const bl = bgr ? 0 : 2;
+  for (let i = 0, j = 0; i < n; i++, j += channels) {
+    out[i] = (data[j + r] * 77 + data[j + 1] * 150 + data[j + bl] * 29 + 128) >> 8;
+  }
+  return { data: out, width, height };
+}
+
+/** Any wire input -> grey. Runs inside a worker. */
+export async function loadGrey(input: WireInput): Promise<GreyImage> {
+  switch (input.kind) {
+    case 'path': {
+      let bytes: Buffer;
+      try {
+        bytes = await fsp.readFile(input.path);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') throw new EngineError('file_not_found', `no such file: ${input.path}`);
+        if (code === 'EISDIR') throw new EngineError('not_a_file', `${input.path} is a directory`);
+        if (code === 'EACCES' || code === 'EPERM') throw new EngineError('permission_denied', `cannot read ${input.path}`);
+        throw new EngineError('file_unreadable', `${input.path}: ${(e as Error).message}`);
+      }
+      return decodeEncoded(bytes);
+    }
+    case 'bytes':
+      return decodeEncoded(input.bytes);
+    case 'raw':
+      return rawToGrey(input.data, input.width, input.height, input.channels, input.bgr);
+  }
+}

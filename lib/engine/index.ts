@@ -1,0 +1,183 @@
+// The one engine module (docs/ARCHITECTURE.md "Engine API"): every caller (SDK, Cloud API, Live
+// Scanner, CLI, bench) decodes through these functions.
+//
+// Threading (DESIGN.md 3): decode()/decodeAll() run in a small worker_threads pool, so a slow
+// image never stalls the caller's event loop; decodeSync() blocks only its caller, through a
+// helper thread (see SyncBridge). Each worker owns its zxing-wasm instance and loads the addon.
+import { probeImage, type WireInput } from './image';
+import { defaultPoolSize, SyncBridge, WorkerPool } from './pool';
+import type { Job, JobAnswer } from './core';
+import {
+  FORMATS, GS1_MODES,
+  type DecodeAllResult, type DecodeOptions, type DecodeResult, type Format, type Gs1Mode,
+  type ImageInput, type SymbolResult,
+} from './types';
+
+export * from './types';
+export { probeImage, MAX_PIXELS } from './image';
+export { zxingWasmPath } from './zxing';
+
+/** Longest a decodeSync call waits for its helper thread before answering decode_error:internal:timeout. */
+const SYNC_TIMEOUT_MS = 60_000;
+
+let pool: WorkerPool | null = null;
+let bridge: SyncBridge | null = null;
+
+function thePool(): WorkerPool {
+  if (!pool) pool = new WorkerPool(defaultPoolSize());
+  return pool;
+}
+
+function theBridge(): SyncBridge {
+  if (!bridge) bridge = new SyncBridge();
+  return bridge;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
+function isMatLike(x: unknown): x is { rows: number; cols: number; channels: number | (() => number); getData(): Uint8Array } {
+  const o = x as Record<string, unknown>;
+  return typeof o.rows === 'number' && typeof o.cols === 'number' && typeof o.getData === 'function' &&
+    (typeof o.channels === 'number' || typeof o.channels === 'function');
+}
+
+type Prepared = { wire: WireInput } | { error: string };
+
+/**
+ * Turns whatever the caller handed over into something that can cross to a worker thread, on
+ * the caller's side and cheaply (no pixel work here). Bad input gives an error code, never a throw.
+ */
+function prepare(input: ImageInput): Prepared {
+  try {
+    if (typeof input === 'string') {
+      if (input.length === 0) return { error: 'decode_error:empty_input' };
+      return { wire: { kind: 'path', path: input } };
+    }
+    if (input instanceof Uint8Array) { // Buffer is a Uint8Array too
+      if (input.byteLength === 0) return { error: 'decode_error:empty_input' };
+      return { wire: { kind: 'bytes', bytes: input } };
+    }
+    if (input instanceof ArrayBuffer) {
+      if (input.byteLength === 0) return { error: 'decode_error:empty_input' };
+      return { wire: { kind: 'bytes', bytes: new Uint8Array(input) } };
+    }
+    if (input && typeof input === 'object') {
+      if (isMatLike(input)) {
+        const channels = typeof input.channels === 'function' ? input.channels() : input.channels;
+        const data = input.getData();
+        if (!(data instanceof Uint8Array)) return { error: 'decode_error:invalid_frame' };
+        // OpenCV frames are BGR(A).
+        return { wire: { kind: 'raw', data, width: input.cols, height: input.rows, channels, bgr: true } };
+      }
+      const f = input as unknown as Record<string, unknown>;
+      if ('data' in f && 'width' in f && 'height' in f) {
+        if (!(f.data instanceof Uint8Array || f.data instanceof Uint8ClampedArray)) return { error: 'decode_error:invalid_frame' };
+        const d = f.data as Uint8Array;
+        const channels = f.channels === undefined ? 1 : Number(f.channels);
+        return {
+          wire: {
+            kind: 'raw', data: new Uint8Array(d.buffer, d.byteOffset, d.byteLength),
+            width: Number(f.width), height: Number(f.height), channels, bgr: f.order === 'bgr',
+          },
+        };
+      }
+    }
+    return { error: 'decode_error:unsupported_input' };
+  } catch (e) {
+    return { error: `decode_error:invalid_input:${(e as Error).message}` };
+  }
+}
+
+function makeJob(input: ImageInput, options: DecodeOptions | undefined, all: boolean): { job: Job } | { error: string } {
+  const format = options?.format;
+  const gs1: Gs1Mode = options?.gs1 ?? 'auto';
+  if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
+    return { error: 'decode_error:unknown_format_option' };
+  }
+  if (!(GS1_MODES as readonly string[]).includes(gs1)) return { error: 'decode_error:unknown_gs1_option' };
+  const p = prepare(input);
+  if ('error' in p) return p;
+  return { job: { input: p.wire, format, gs1, all } };
+}
+
+/** Buffers cross threads as plain Uint8Arrays: give the caller Buffers back. */
+function revive(answer: JobAnswer, elapsed: number): SymbolResult[] {
+  return answer.symbols.map((s) => ({
+    ok: s.ok, text: s.text, format: s.format, via: s.via, elapsed_ms: elapsed, error: s.error, gs1: s.gs1,
+    bytes: toBuffer(s.bytes as Uint8Array),
+    symbology_id: s.symbology_id, ecis: s.ecis, corners: s.corners, structured_append: s.structured_append,
+  }));
+}
+
+function toBuffer(u: Uint8Array): Buffer {
+  return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
+
+/** SPEC 2.1 result, members in the SPEC's order. */
+function toResult(answer: JobAnswer, elapsed: number): DecodeResult {
+  const s = answer.symbols[0];
+  if (!s) return { ok: false, text: null, format: null, via: 'none', elapsed_ms: elapsed, error: answer.error ?? 'no_dotcode_found', gs1: null };
+  return { ok: true, text: s.text, format: s.format as Format, via: s.via, elapsed_ms: elapsed, error: null, gs1: s.gs1 };
+}
+
+function failure(error: string, t0: number): DecodeResult {
+  return { ok: false, text: null, format: null, via: 'none', elapsed_ms: round(performance.now() - t0), error, gs1: null };
+}
+
+/** Reads the first symbol found (DotCode first), off the caller's thread. Never rejects for bad input. */
+export async function decode(input: ImageInput, options?: DecodeOptions): Promise<DecodeResult> {
+  const t0 = performance.now();
+  const j = makeJob(input, options, false);
+  if ('error' in j) return failure(j.error, t0);
+  const answer = await thePool().run(j.job);
+  return toResult(answer, round(performance.now() - t0));
+}
+
+/** Every symbol in the image, from every reader allowed by `format`. */
+export async function decodeAll(input: ImageInput, options?: DecodeOptions): Promise<DecodeAllResult> {
+  const t0 = performance.now();
+  const j = makeJob(input, options, true);
+  if ('error' in j) return { ok: false, symbols: [], elapsed_ms: round(performance.now() - t0), error: j.error };
+  const answer = await thePool().run(j.job);
+  const elapsed = round(performance.now() - t0);
+  const symbols = revive(answer, elapsed);
+  return { ok: symbols.length > 0, symbols, elapsed_ms: elapsed, error: symbols.length ? null : answer.error ?? 'no_dotcode_found' };
+}
+
+/**
+ * Same as decode(), blocking the calling thread until the answer is there. The work still runs
+ * in a helper thread (sharp and zxing-wasm are asynchronous only); the caller waits on it with
+ * Atomics.wait, which costs well under a millisecond per call (bench/engine-symbologies.ts).
+ */
+export function decodeSync(input: ImageInput, options?: DecodeOptions): DecodeResult {
+  const t0 = performance.now();
+  const j = makeJob(input, options, false);
+  if ('error' in j) return failure(j.error, t0);
+  const answer = theBridge().run(j.job, SYNC_TIMEOUT_MS);
+  return toResult(answer, round(performance.now() - t0));
+}
+
+/**
+ * Starts the worker threads and loads zxing's wasm and the addon in each, so the first real
+ * decode does not pay for it. `sync: true` also warms decodeSync's helper (blocking).
+ */
+export async function warmUp(options: { sync?: boolean } = {}): Promise<void> {
+  if (options.sync) theBridge().warm();
+  await thePool().warm();
+}
+
+/** Stops every engine thread. Later calls start fresh ones. */
+export async function close(): Promise<void> {
+  const p = pool;
+  const b = bridge;
+  pool = null;
+  bridge = null;
+  await Promise.all([p?.close(), b?.close()]);
+}
+
+/** Engine facts for docs, bench and diagnostics. */
+export function engineInfo(): { workers: number; formats: readonly Format[] } {
+  return { workers: defaultPoolSize(), formats: FORMATS };
+}
