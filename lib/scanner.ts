@@ -1,0 +1,226 @@
+/**
+ * The SDK's front door: `new Scanner(licenseKey, options)` (SPEC 2.5, DESIGN.md section 4).
+ *
+ * The licence is verified offline, synchronously, in the constructor; after that the network is
+ * never on the scan path. Decoding is delegated to the one engine (lib/engine); this class adds
+ * the licence gate, the `fields`/`field(ai)` members and the scan counter of the telemetry.
+ */
+import * as engine from './engine';
+import type { DecodeAllResult, DecodeOptions, DecodeResult, Format, Gs1Mode, ImageInput, SymbolResult } from './engine';
+import { LicenseError } from './errors';
+import { LicenseFeature, LicensePayload, licenceState, readStamp, packageRoot, verifyLicense, Stamp } from './license';
+import { TelemetryClient } from './telemetry/client';
+import { version } from './version';
+
+/** What `scanner.license` tells about the verified licence. */
+export interface ScannerLicense {
+  /** Licence id (as shown in the supplier's portal). */
+  id: string;
+  org: string;
+  plan: string;
+  /** Number of machines the licence covers. */
+  seats: number;
+  /** End of term, Unix seconds. A grace period of 14 days follows. */
+  exp: number;
+  features: LicenseFeature[];
+}
+
+export interface ScannerOptions {
+  /** Parse GS1 payloads into `gs1` / `fields` (default true). false = `gs1` always null. */
+  parseGs1?: boolean;
+  /**
+   * Background registration and usage reporting (default true). false makes no network
+   * connection at all (air-gapped mode); decoding is unaffected.
+   */
+  telemetry?: boolean;
+  /** Where warnings go (grace period, service not reached, seat limit). Default: console.warn. */
+  logger?: { warn(message: string): void };
+  /** Tuning of the background calls; the defaults suit production. */
+  cloud?: {
+    /** Heartbeat / usage report period in ms (default 60000). */
+    heartbeatMs?: number;
+    /** Bound on each background request in ms (default 2500). */
+    requestTimeoutMs?: number;
+    /** Bound on the final flush in `close()` in ms (default 1500). */
+    closeTimeoutMs?: number;
+    /** State folder shared by the processes of this machine (default `DOTCODE_STATE_DIR` or ~/.local/state/dotcode-sdk). */
+    stateDir?: string;
+  };
+}
+
+/** Per-call options. */
+export interface ScanOptions {
+  /** Read only this symbology (faster); default: DotCode first, then the others. */
+  format?: Format;
+  /** Override the scanner's GS1 mode for this call: `auto`, `always` or `off`. */
+  gs1?: Gs1Mode;
+}
+
+/** The SDK result members: the Cloud API JSON members plus `fields` and `field(ai)`. */
+export interface ScanResult extends DecodeResult {
+  /** Map from GS1 AI to raw value (`{}` when the payload is not GS1 or parsing is off). */
+  fields: Record<string, string>;
+  /** The raw value of one AI (`'17'` or `'(17)'`), or null when absent. Not serialised by JSON.stringify. */
+  field(ai: string): string | null;
+}
+
+export type ScanSymbol = SymbolResult & Pick<ScanResult, 'fields' | 'field'>;
+
+export interface ScanAllResult extends Omit<DecodeAllResult, 'symbols'> {
+  symbols: ScanSymbol[];
+}
+
+function withFields<T extends DecodeResult>(r: T): T & Pick<ScanResult, 'fields' | 'field'> {
+  const fields: Record<string, string> = r.gs1?.fields ? { ...r.gs1.fields } : {};
+  const out = r as T & Pick<ScanResult, 'fields' | 'field'>;
+  out.fields = fields;
+  // Non-enumerable: JSON.stringify(result) gives the same members as the Cloud API answer.
+  Object.defineProperty(out, 'field', {
+    enumerable: false,
+    value: (ai: string): string | null => {
+      const key = String(ai).replace(/^\((\d+)\)$/, '$1');
+      return Object.prototype.hasOwnProperty.call(fields, key) ? fields[key] : null;
+    },
+  });
+  return out;
+}
+
+function refusal(error: string): ScanResult {
+  return withFields<DecodeResult>({ ok: false, text: null, format: null, via: 'none', elapsed_ms: 0, error, gs1: null });
+}
+
+const isoDay = (unix: number): string => new Date(unix * 1000).toISOString().slice(0, 10);
+
+/**
+ * Reads the stamp of this package; an unstamped or damaged package refuses every key, with a
+ * message that says how to fix it (the customer cannot: the supplier stamps the SDK).
+ */
+function trustedStamp(): Stamp {
+  let root = '(unknown)';
+  let stamp: Stamp | null;
+  try {
+    root = packageRoot();
+    stamp = readStamp(root);
+  } catch (e) {
+    throw new LicenseError('sdk_not_stamped', `invalid license key: cannot read this SDK's supplier stamp (${(e as Error).message}); reinstall the SDK from your supplier's download link`);
+  }
+  if (!stamp || stamp.keys.length === 0) {
+    throw new LicenseError('sdk_not_stamped', `invalid license key: this SDK package is not stamped with a supplier public key (no usable supplier.json in ${root}), so it cannot trust any key. Install the SDK from your supplier's download (/v1/sdk/download, stamped), or, as the supplier, run "dotcode admin stamp --data <data dir> ${root}"`);
+  }
+  return stamp;
+}
+
+export class Scanner {
+  /** The verified licence. */
+  readonly license: Readonly<ScannerLicense>;
+
+  private readonly graceEnds: number;
+  private readonly sdkLicensed: boolean;
+  private readonly gs1Mode: Gs1Mode;
+  private readonly telemetry: TelemetryClient | null;
+  private closed = false;
+
+  /**
+   * Verifies `licenseKey` offline and starts warming the decoder and (unless `telemetry:false`)
+   * the background registration. Throws {@link LicenseError}: `invalid license key ...` or
+   * `license expired ...`.
+   */
+  constructor(licenseKey: string, options: ScannerOptions = {}) {
+    const warn = options.logger ? (m: string) => options.logger!.warn(m) : (m: string) => console.warn(`dotcode-sdk: ${m}`);
+    const stamp = trustedStamp();
+    const p: LicensePayload = verifyLicense(licenseKey, stamp.keys);
+    const st = licenceState(p);
+    if (st.state === 'expired') {
+      throw new LicenseError('license_expired', `license expired: the licence of ${p.org} (${p.lid}) ended on ${isoDay(st.termEnds)} and its 14-day grace period ended on ${isoDay(st.graceEnds)}; ask your supplier for a renewed key`);
+    }
+    if (st.state === 'grace') {
+      warn(`the licence of ${p.org} (${p.lid}) ended on ${isoDay(st.termEnds)}; scanning continues during the grace period, ${st.daysLeft} day(s) left (until ${isoDay(st.graceEnds)}): renew it before then`);
+    }
+    this.license = Object.freeze({ id: p.lid, org: p.org, plan: p.plan, seats: p.seats, exp: p.exp, features: Object.freeze([...p.features]) as LicenseFeature[] });
+    this.graceEnds = st.graceEnds;
+    this.sdkLicensed = p.features.includes('sdk');
+    this.gs1Mode = options.parseGs1 === false ? 'off' : 'auto';
+
+    // Warm the engine now so the first decode is not the slow one; failures surface on decode.
+    if (this.sdkLicensed) {
+      const warmUp = (engine as { warmUp?: () => Promise<unknown> | unknown }).warmUp;
+      if (typeof warmUp === 'function') Promise.resolve().then(() => warmUp()).catch(() => {});
+    }
+
+    if (options.telemetry === false) {
+      this.telemetry = null;
+    } else {
+      this.telemetry = new TelemetryClient({
+        url: p.url || stamp.url,
+        licenseKey,
+        licenceId: p.lid,
+        sdkVersion: version,
+        warn,
+        heartbeatMs: options.cloud?.heartbeatMs,
+        requestTimeoutMs: options.cloud?.requestTimeoutMs,
+        closeTimeoutMs: options.cloud?.closeTimeoutMs,
+        stateDir: options.cloud?.stateDir,
+      } as ConstructorParameters<typeof TelemetryClient>[0]);
+      this.telemetry.start();
+    }
+  }
+
+  /** Whether background registration and reporting reach the service (false with telemetry off). */
+  get cloudOk(): boolean {
+    return this.telemetry?.cloudOk ?? false;
+  }
+
+  /** Why the service is not reached; null when it is, or while the first registration is pending. */
+  get cloudError(): string | null {
+    if (!this.telemetry) return 'telemetry disabled';
+    return this.telemetry.cloudError;
+  }
+
+  /** The licence gate of every decode: null when decoding may run, else the SPEC 7.2 error. */
+  private gate(): string | null {
+    if (this.closed) throw new Error('this Scanner is closed; create a new one');
+    if (!this.sdkLicensed) return 'feature_not_licensed';
+    if (Date.now() / 1000 >= this.graceEnds) return 'license_expired:renew_required';
+    return null;
+  }
+
+  private opts(o?: ScanOptions): DecodeOptions {
+    return { format: o?.format, gs1: o?.gs1 ?? this.gs1Mode };
+  }
+
+  /**
+   * Decodes one image off the main thread. `input`: a file path, PNG/JPEG bytes, a raw frame
+   * `{data, width, height, channels}` or an OpenCV Mat. Never rejects for bad input: answers
+   * `ok:false` with `error` `no_dotcode_found` or `decode_error:<detail>`.
+   */
+  async decode(input: ImageInput, options?: ScanOptions): Promise<ScanResult> {
+    const refused = this.gate();
+    if (refused) return refusal(refused);
+    this.telemetry?.countScan();
+    return withFields(await engine.decode(input, this.opts(options)));
+  }
+
+  /** Like {@link decode}, synchronously (blocks the calling thread for the decode time). */
+  decodeSync(input: ImageInput, options?: ScanOptions): ScanResult {
+    const refused = this.gate();
+    if (refused) return refusal(refused);
+    this.telemetry?.countScan();
+    return withFields(engine.decodeSync(input, this.opts(options)));
+  }
+
+  /** Every symbol in the image, each with `fields` and `field(ai)`. */
+  async decodeAll(input: ImageInput, options?: ScanOptions): Promise<ScanAllResult> {
+    const refused = this.gate();
+    if (refused) return { ok: false, symbols: [], elapsed_ms: 0, error: refused };
+    this.telemetry?.countScan();
+    const r = await engine.decodeAll(input, this.opts(options));
+    return { ...r, symbols: r.symbols.map((s) => withFields(s)) };
+  }
+
+  /** Releases the scanner and flushes the last usage count (bounded: about 1.5 s at most). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.telemetry?.close();
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Machine identity and the state folder shared by every SDK process of a machine.
+ *
+ * One machine must count as one seat however many processes use the SDK (SPEC 2.5 rule 2).
+ * The identity is derived from the OS machine id (`/etc/machine-id`) and the licence id, so two
+ * licences on one host do not share an id and the raw OS id never leaves the machine. Hosts
+ * without a machine id (many containers) get a random host id created once, under a file lock,
+ * in the state folder; every process then reads the same one.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+
+const MACHINE_ID_FILES = ['/etc/machine-id', '/var/lib/dbus/machine-id'];
+
+/**
+ * The state folder: `DOTCODE_STATE_DIR`, else `$XDG_STATE_HOME/dotcode-sdk`, else
+ * `~/.local/state/dotcode-sdk`. Created on first use.
+ */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.DOTCODE_STATE_DIR) return path.resolve(env.DOTCODE_STATE_DIR);
+  const base = env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state');
+  return path.join(base, 'dotcode-sdk');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Runs `fn` while holding an exclusive lock file (`O_CREAT|O_EXCL`, holder's pid inside).
+ * A lock left by a dead process, or older than `staleMs`, is broken, so a crash never wedges
+ * the folder. Gives up after `waitMs` with an error (the caller treats that as a cloud error,
+ * never as a scan failure).
+ */
+export async function withFileLock<T>(lockPath: string, fn: () => Promise<T> | T, opts: { waitMs?: number; staleMs?: number } = {}): Promise<T> {
+  const waitMs = opts.waitMs ?? 3000;
+  const staleMs = opts.staleMs ?? 10_000;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const fd = fs.openSync(lockPath, 'wx', 0o644);
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      try {
+        const st = fs.statSync(lockPath);
+        const holder = Number(fs.readFileSync(lockPath, 'utf8'));
+        // An empty file is a holder between open and write: only break it once it is old.
+        const dead = Number.isInteger(holder) && holder > 0 && !pidAlive(holder);
+        if (dead || Date.now() - st.mtimeMs > staleMs) fs.rmSync(lockPath, { force: true });
+      } catch { /* the holder just released it: retry at once */ }
+      if (Date.now() > deadline) throw new Error(`state folder lock ${lockPath} is held by another process`);
+      await sleep(10 + Math.random() * 20);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lockPath, { force: true });
+  }
+}
+
+/** Reads the OS machine id, or null when the host has none. */
+export function osMachineId(files: readonly string[] = MACHINE_ID_FILES): string | null {
+  for (const f of files) {
+    try {
+      const id = fs.readFileSync(f, 'utf8').trim();
+      if (/^[0-9a-fA-F]{16,}$/.test(id)) return id.toLowerCase();
+    } catch { /* try the next one */ }
+  }
+  return null;
+}
+
+export interface MachineIdentity {
+  /** The id sent to the service: 32 hex digits, stable per (machine, licence). */
+  machineId: string;
+  /** Where the host id came from. */
+  source: 'os' | 'state';
+  stateDir: string;
+}
+
+/**
+ * The machine identity for a licence. Reads or creates `<state>/machine.json` under the lock:
+ * `{ host_id, source, created }`. When the OS id is present it is used (and recorded) so
+ * deleting the state folder never changes the identity; otherwise the stored random id is.
+ */
+export async function machineIdentity(licenceId: string, opts: { dir?: string; machineIdFiles?: readonly string[] } = {}): Promise<MachineIdentity> {
+  const dir = opts.dir ?? stateDir();
+  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const file = path.join(dir, 'machine.json');
+  const osId = osMachineId(opts.machineIdFiles);
+  const { hostId, source } = await withFileLock(path.join(dir, 'machine.lock'), () => {
+    let stored: { host_id?: string; source?: string } | null = null;
+    try {
+      stored = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch { /* missing or damaged: write a fresh one */ }
+    if (osId) {
+      if (stored?.host_id !== osId) writeAtomic(file, { host_id: osId, source: 'os', created: new Date().toISOString() });
+      return { hostId: osId, source: 'os' as const };
+    }
+    if (stored?.host_id && /^[0-9a-f]{32}$/.test(stored.host_id)) return { hostId: stored.host_id, source: 'state' as const };
+    const fresh = randomBytes(16).toString('hex');
+    writeAtomic(file, { host_id: fresh, source: 'state', created: new Date().toISOString() });
+    return { hostId: fresh, source: 'state' as const };
+  });
+  const machineId = createHash('sha256').update(`dotcode-machine\0${hostId}\0${licenceId}`).digest('hex').slice(0, 32);
+  return { machineId, source, stateDir: dir };
+}
+
+function writeAtomic(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(value) + '\n');
+  fs.renameSync(tmp, file);
+}
