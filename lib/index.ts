@@ -9,3 +9,9 @@ export type {
   Format, Gs1Mode, ImageInput, RawFrame, MatLike, DecodeOptions, DecodeResult, DecodeAllResult,
   SymbolResult, Gs1Result, ImageProbe, Point,
 } from './engine';
+
+// SDK: the licensed Scanner, its error, and its types.
+export { Scanner } from './scanner';
+export type { ScannerOptions, ScannerLicense, ScanOptions, ScanResult, ScanSymbol, ScanAllResult } from './scanner';
+export { LicenseError } from './errors';
+export type { LicenseErrorCode } from './errors';
