@@ -1,0 +1,75 @@
+#include "dotcode/symbol_codewords.h"
+
+#include "dotcode/codeword_table.h"
+#include "dotcode/reed_solomon.h"
+
+namespace dc {
+
+int maskStep(int mask) {
+  static const int kSteps[4] = {0, 3, 7, 17};
+  return mask >= 0 && mask < 4 ? kSteps[mask] : 0;
+}
+
+RawCodewords readCodewords(const SymbolLayout& l, const std::vector<uint8_t>& bits, const std::vector<uint8_t>& weak) {
+  RawCodewords raw;
+  raw.words.assign(l.totalWords, 0);
+  raw.erased.assign(l.totalWords, 0);
+  if (static_cast<int>(bits.size()) < l.dots || static_cast<int>(weak.size()) < l.dots) {
+    raw.erased.assign(l.totalWords, 1);
+    return raw;
+  }
+  raw.words[0] = bits[0] * 2 + bits[1];
+  raw.erased[0] = weak[0] || weak[1];
+  for (int s = 1; s < l.totalWords; ++s) {
+    const int start = 2 + 9 * (s - 1);
+    int pattern = 0;
+    bool faint = false;
+    for (int b = 0; b < 9; ++b) {
+      pattern = pattern << 1 | bits[start + b];
+      faint = faint || weak[start + b];
+    }
+    const int v = codewordValue(pattern);
+    if (v < 0 || faint) {
+      raw.erased[s] = 1;
+    } else {
+      raw.words[s] = v;
+    }
+  }
+  return raw;
+}
+
+Correction correctCodewords(const SymbolLayout& l, std::vector<int>& words, const std::vector<uint8_t>& erased) {
+  Correction c;
+  const int B = l.blocks;
+  if (B <= 0 || static_cast<int>(words.size()) != l.totalWords) return c;
+  std::vector<int> block, erasures;
+  for (int j = 0; j < B; ++j) {
+    block.clear();
+    erasures.clear();
+    for (int p = j; p < l.totalWords; p += B) {
+      if (erased[p]) erasures.push_back(static_cast<int>(block.size()));
+      block.push_back(words[p]);
+    }
+    const int k = blockCheckWords(l, j);
+    const RsOutcome r = rsDecode(block, k, erasures);
+    if (!r.ok) return c;
+    for (int p = j, i = 0; p < l.totalWords; p += B, ++i) words[p] = block[i];
+    c.errors += r.errors;
+    c.erasures += r.erasures;
+    c.blockCost.push_back(r.cost());
+    c.blockBudget.push_back(k);
+  }
+  if (words[0] > 3) return c;  // corrected mask identifier must be one of the four masks
+  c.ok = true;
+  return c;
+}
+
+std::vector<int> unmaskData(const SymbolLayout& l, const std::vector<int>& words) {
+  std::vector<int> data;
+  const int step = maskStep(words[0]);
+  data.reserve(l.dataWords - 1);
+  for (int p = 1; p < l.dataWords; ++p) data.push_back(((words[p] - (p - 1) * step) % 113 + 113) % 113);
+  return data;
+}
+
+}  // namespace dc
