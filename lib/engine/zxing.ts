@@ -62,10 +62,10 @@ function options(formats: readonly ZXingFormat[], maxSymbols: number): ReaderOpt
     tryInvert: true,
     tryDownscale: true,
     maxNumberOfSymbols: maxSymbols,
-    // Plain: bytes transcoded by ECI; the fallback for segments without ECI is ISO-8859-1 as the
-    // symbologies' standards say (zxing would otherwise guess). Used only when there is no ECI.
+    // Plain: bytes transcoded by ECI, and for QR Code segments without one, zxing-cpp's guess
+    // between ISO-8859-1, Shift_JIS and UTF-8 (see toSymbol). Unknown = let it guess.
     textMode: 'Plain',
-    characterSet: 'ISO8859_1',
+    characterSet: 'Unknown',
   };
 }
 
@@ -108,8 +108,15 @@ function toSymbol(r: ReadResult, format: Format): ZXingSymbol {
     // Our own reading of the ECI protocol form: zxing-cpp's text is empty for ECIs that are not
     // character sets, and we want every byte kept (read as Latin-1 there).
     ({ text, ecis } = textFromEciProtocol(r.bytesECI));
-  } else {
+  } else if (format === 'QRCode') {
+    // QR Code without ECI: the 2000 edition of ISO/IEC 18004 made Shift_JIS the default and
+    // printed codes carry UTF-8 as often as Latin-1, without saying so; zxing-cpp's guess (Kanji
+    // mode stays Shift_JIS in any case) is what reaches zxing-cpp's own sample counts, whereas
+    // strict Latin-1 garbles 12 of qrcode-2's Japanese and Chinese samples.
     text = r.text;
+  } else {
+    // Data Matrix, PDF417, Aztec, MaxiCode without ECI: ISO-8859-1, byte for byte.
+    text = bytes.toString('latin1');
   }
   const p = r.position;
   const corners = [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map((q) => ({ x: q.x, y: q.y }));
