@@ -178,7 +178,10 @@ function parseElementString(ctx: Ctx, s: string, base: number): boolean {
       if (/^\d+$/.test(rest) && rest.length < 4 && pos + rest.length === s.length && [...AI_TABLE.keys()].some((a) => a.startsWith(rest) && a.length > rest.length)) {
         return abort(null, 'truncated', `payload ends inside an AI ("${rest}")`, pos);
       }
-      const guess = s.slice(pos, pos + probableAiLength(s.slice(pos, pos + 2))).replace(/\D.*$/, '');
+      const guess = s.slice(pos, pos + probableAiLength(s.slice(pos, pos + 2)));
+      if (!/^\d+$/.test(guess)) {
+        return abort(null, 'unknown_ai', `"${guess}" at position ${base + pos} is not an AI (AIs are 2 to 4 digits)`, pos);
+      }
       return abort(guess, 'unknown_ai', `unknown AI (${guess}) at position ${base + pos}`, pos);
     }
     const vstart = pos + def.ai.length;
