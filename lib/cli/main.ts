@@ -1,0 +1,205 @@
+// The `dotcode` command (DESIGN.md section 6). `decode` lives here; `serve` and `admin` belong to
+// the server workspace and are loaded from dist/server/src/cli/index.js when it is installed.
+// main() returns the exit code instead of exiting, so tests can call it in-process.
+import * as fs from 'fs';
+import * as path from 'path';
+import { close, decode, FORMATS, GS1_MODES, type DecodeResult, type Format, type Gs1Mode } from '../engine';
+import { version } from '../version';
+import { Progress } from './progress';
+
+export const EXIT_OK = 0;
+export const EXIT_SOME_UNREAD = 1;
+export const EXIT_USAGE = 2;
+
+export interface Io {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+}
+
+const USAGE = `Usage:
+  dotcode decode FILE... [--format F] [--gs1 auto|always|off] [--json]
+  dotcode serve [--port 8080] [--host 127.0.0.1] [--data DIR] [--redis URL] [--tls-cert F --tls-key F]
+  dotcode admin <init|customer|license|apikey|stamp> ...
+  dotcode --help | --version
+
+decode reads DotCode, QR Code, Data Matrix, PDF417, Aztec and MaxiCode from PNG, JPEG or WebP
+files (DotCode first, then the others; --format restricts it to one).
+  --format F   one of: ${FORMATS.join(', ')}
+  --gs1 MODE   auto (default): parse GS1 payloads; always: always try; off: never
+  --json       one JSON line per file: the decode result plus "file"
+Exit status: 0 every file read, 1 some file not read, 2 usage error.`;
+
+class UsageError extends Error {}
+
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+        io.stderr.write(`${USAGE}\n`);
+        return EXIT_USAGE;
+      case '-h':
+      case '--help':
+      case 'help':
+        io.stdout.write(`${USAGE}\n`);
+        return EXIT_OK;
+      case '-V':
+      case '--version':
+      case 'version':
+        io.stdout.write(`${version}\n`);
+        return EXIT_OK;
+      case 'decode':
+        return await runDecode(rest, io);
+      case 'serve':
+      case 'admin':
+        return await runServer(command, rest, io);
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`dotcode: ${e.message}\nRun "dotcode --help" for usage.\n`);
+      return EXIT_USAGE;
+    }
+    throw e;
+  }
+}
+
+interface DecodeArgs { files: string[]; format?: Format; gs1: Gs1Mode; json: boolean }
+
+export function parseDecodeArgs(args: string[]): DecodeArgs {
+  const out: DecodeArgs = { files: [], gs1: 'auto', json: false };
+  let optionsDone = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (optionsDone || a === '-' || !a.startsWith('-')) {
+      out.files.push(a);
+      continue;
+    }
+    if (a === '--') { optionsDone = true; continue; }
+    const eq = a.indexOf('=');
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    const value = (): string => {
+      if (eq > 0) return a.slice(eq + 1);
+      const v = args[++i];
+      if (v === undefined) throw new UsageError(`${name} needs a value`);
+      return v;
+    };
+    switch (name) {
+      case '--json':
+        if (eq > 0) throw new UsageError('--json takes no value');
+        out.json = true;
+        break;
+      case '--format': {
+        const v = value();
+        // The SPEC's spelling, accepted in any letter case (qrcode, QRCODE -> QRCode).
+        const f = FORMATS.find((x) => x.toLowerCase() === v.toLowerCase());
+        if (!f) throw new UsageError(`unknown --format "${v}" (one of: ${FORMATS.join(', ')})`);
+        out.format = f;
+        break;
+      }
+      case '--gs1': {
+        const v = value();
+        if (!(GS1_MODES as readonly string[]).includes(v)) throw new UsageError(`unknown --gs1 "${v}" (one of: ${GS1_MODES.join(', ')})`);
+        out.gs1 = v as Gs1Mode;
+        break;
+      }
+      default:
+        throw new UsageError(`unknown option "${a}"`);
+    }
+  }
+  if (out.files.length === 0) throw new UsageError('decode needs at least one FILE');
+  return out;
+}
+
+/** Why a file could not be read, in words, for the human output and stderr. */
+function explain(error: string, file: string): string {
+  switch (error) {
+    case 'decode_error:file_not_found': return `${file}: no such file`;
+    case 'decode_error:not_a_file': return `${file}: is a directory, not an image file`;
+    case 'decode_error:permission_denied': return `${file}: permission denied`;
+    case 'decode_error:unsupported_format': return `${file}: not a PNG, JPEG or WebP image`;
+    case 'decode_error:empty_input': return `${file}: the file is empty`;
+    case 'decode_error:image_too_large': return `${file}: image too large (over about 40 megapixels)`;
+    case 'decode_error:unreadable_image': return `${file}: the image data is damaged or cannot be decoded`;
+    case 'no_dotcode_found': return `${file}: no code found`;
+    default: return `${file}: ${error}`;
+  }
+}
+
+/** Control characters (a GS1 group separator, CR/LF) shown as escapes so one read is one line. */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => (c === '\u001d' ? '<GS>' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+}
+
+function human(file: string, r: DecodeResult): string {
+  if (!r.ok) return `${explain(r.error ?? 'no_dotcode_found', file)} (${r.error})\n`;
+  let s = `${file}: ${r.format}: ${printable(r.text ?? '')}\n`;
+  if (r.gs1?.is_gs1) {
+    for (const el of r.gs1.elements) s += `  (${el.ai}) ${el.label}: ${el.formatted ?? el.value}${el.formatted ? ` [${el.value}]` : ''}\n`;
+    for (const er of r.gs1.errors) s += `  GS1 problem${er.ai ? ` at AI ${er.ai}` : ''}: ${er.message}\n`;
+  }
+  return s;
+}
+
+async function readStdin(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function runDecode(args: string[], io: Io): Promise<number> {
+  const opts = parseDecodeArgs(args);
+  const progress = !opts.json && io.stderr.isTTY && opts.files.length >= 8 ? new Progress(io.stderr, opts.files.length) : null;
+  // Decode ahead in parallel (the engine's worker pool), print strictly in the order given.
+  const window = 8;
+  const pending: Promise<DecodeResult>[] = [];
+  const start = (i: number) => {
+    const f = opts.files[i];
+    const input = f === '-' ? readStdin() : Promise.resolve(f);
+    pending[i] = input.then((x) => decode(x, { format: opts.format, gs1: opts.gs1 }));
+  };
+  let unread = 0;
+  try {
+    for (let i = 0; i < Math.min(window, opts.files.length); i++) start(i);
+    for (let i = 0; i < opts.files.length; i++) {
+      const r = await pending[i];
+      if (i + window < opts.files.length) start(i + window);
+      const file = opts.files[i];
+      if (!r.ok) unread++;
+      progress?.clear();
+      if (opts.json) {
+        io.stdout.write(`${JSON.stringify({ file, ...r })}\n`);
+        // A file that could not be opened or is not an image is worth a line on stderr too.
+        if (r.error?.startsWith('decode_error:')) io.stderr.write(`dotcode: ${explain(r.error, file)}\n`);
+      } else if (r.ok) {
+        io.stdout.write(human(file, r));
+      } else {
+        io.stderr.write(`dotcode: ${human(file, r)}`);
+      }
+      progress?.update(i + 1);
+    }
+  } finally {
+    progress?.clear();
+    await close();
+  }
+  return unread ? EXIT_SOME_UNREAD : EXIT_OK;
+}
+
+/** dist/lib/cli -> dist/server/src/cli/index.js (absent from an SDK-only install). */
+export const serverCliPath = path.resolve(__dirname, '..', '..', 'server', 'src', 'cli', 'index.js');
+
+async function runServer(command: 'serve' | 'admin', args: string[], io: Io): Promise<number> {
+  if (!fs.existsSync(serverCliPath)) {
+    io.stderr.write(`dotcode ${command}: the Cloud API server is not part of this installation (the dotcode-sdk ` +
+      `package ships the decoder only). Run it from a checkout of the full project after "npm ci".\n`);
+    return EXIT_USAGE;
+  }
+  const mod = require(serverCliPath) as { runServe?: (a: string[]) => Promise<number> | number; runAdmin?: (a: string[]) => Promise<number> | number };
+  const fn = command === 'serve' ? mod.runServe : mod.runAdmin;
+  if (typeof fn !== 'function') {
+    io.stderr.write(`dotcode ${command}: ${serverCliPath} does not export ${command === 'serve' ? 'runServe' : 'runAdmin'}\n`);
+    return EXIT_USAGE;
+  }
+  return await fn(args);
+}
