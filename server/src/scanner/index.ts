@@ -1,0 +1,22 @@
+// The Live Scanner module: GET /scanner (the page) and the /v1/scanner/live socket.
+import type { ServerModule } from '../app';
+import { ScannerSockets, SCANNER_PATH } from './live';
+import { servePage } from './page';
+
+export { ScannerSockets, SCANNER_PATH, LEASE_MS, MESSAGES, checkScannerLicence } from './live';
+
+export const scannerModule: ServerModule = {
+  name: 'scanner',
+  register({ router, deps, addUpgrade, onClose }) {
+    router.get('/scanner', servePage('scanner', { camera: true }));
+    const sockets = new ScannerSockets({
+      store: deps.store,
+      trustedKeys: () => deps.supplier.trusted(),
+      decode: (bytes, options) => deps.engine.decode(bytes, options),
+      now: deps.now,
+      log: deps.logger,
+    });
+    addUpgrade(SCANNER_PATH, (req, socket, head) => { sockets.handleUpgrade(req, socket, head); });
+    onClose(() => sockets.close());
+  },
+};
