@@ -1,0 +1,239 @@
+// The whole grid -> symbol path on symbols built from chosen codewords: layouts, corners, masks,
+// multi-block interleaving, orientation selection, weak dots, and damage within / beyond budget.
+#include <algorithm>
+#include <sstream>
+
+#include "check.h"
+#include "dotcode/codeword_table.h"
+#include "dotcode/symbol_layout.h"
+#include "dotcode/symbol_writer.h"
+#include "dotcode_test_util.h"
+
+using namespace dctest;
+
+namespace {
+
+struct Built {
+  dc::SymbolLayout layout;
+  std::vector<int> words;
+  std::vector<uint8_t> dots;
+  std::string text;
+};
+
+// A Code Set B message of `len` printable characters in an H x W symbol.
+Built build(Rng& rng, int H, int W, int len, int mask) {
+  Built b;
+  b.layout = dc::layoutFor(H, W);
+  std::vector<int> data{106};
+  for (int i = 0; i < len; ++i) {
+    const int v = 33 + rng.below(26);  // 'A'..'Z', no digit pairs to keep the stream simple
+    data.push_back(v);
+    b.text += static_cast<char>(v + 32);
+  }
+  b.words = dc::buildCodewords(b.layout, data, mask);
+  if (!b.words.empty()) b.dots = dc::placeCodewords(b.layout, b.words);
+  return b;
+}
+
+// A random valid size with room for `len` characters.
+void randomSize(Rng& rng, int len, int& H, int& W) {
+  for (;;) {
+    H = 6 + rng.below(40);
+    W = 5 + rng.below(60);
+    if ((H + W) % 2 == 0) ++W;
+    const dc::SymbolLayout l = dc::layoutFor(H, W);
+    if (l.valid && l.dataWords - 1 >= len + 1) return;
+  }
+}
+
+// Positions (bit index in stream) of codeword slot s.
+std::vector<int> slotBits(int s) {
+  std::vector<int> bits;
+  if (s == 0) return {0, 1};
+  for (int b = 0; b < 9; ++b) bits.push_back(2 + 9 * (s - 1) + b);
+  return bits;
+}
+
+}  // namespace
+
+TEST("dotcode grid: bit order covers every lattice position once, corners last") {
+  for (int H = 5; H <= 30; ++H)
+    for (int W = 5; W <= 30; ++W) {
+      const dc::SymbolLayout l = dc::layoutFor(H, W);
+      const std::vector<int> order = dc::bitOrder(H, W);
+      if (!l.valid) {
+        CHECK(order.empty());
+        continue;
+      }
+      REQUIRE(static_cast<int>(order.size()) == l.dots);
+      std::vector<int> seen(H * W, 0);
+      for (int p : order) {
+        CHECK(((p / W) + (p % W)) % 2 == 0);
+        ++seen[p];
+      }
+      CHECK_EQ(static_cast<int>(std::count(seen.begin(), seen.end(), 1)), l.dots);
+      CHECK_EQ(order.back(), W % 2 ? 0 : (H - 1) * W);  // 6th corner
+    }
+  CHECK(!dc::layoutFor(10, 10).valid);  // H+W even
+  CHECK(!dc::layoutFor(4, 7).valid);
+  CHECK(!dc::layoutFor(5, 6).valid);    // too small for any data
+}
+
+TEST("dotcode grid: built symbols decode in 8 orientations, both layouts, all masks, multi-block") {
+  Rng rng(2024);
+  int done = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    int H, W;
+    const int len = 1 + rng.below(30);
+    randomSize(rng, len, H, W);
+    if (trial % 20 == 0) { H = 100; W = 71; }  // 4 interleaved blocks
+    const Built b = build(rng, H, W, len, trial % 4);
+    REQUIRE(!b.dots.empty());
+    const dc::DotGrid g = gridOf(H, W, b.dots);
+    const int t = trial % 8;
+    const auto s = dc::decodeDotGrid(transformed(g, t));
+    if (!s || s->bytes != b.text) {
+      std::ostringstream os;
+      os << H << "x" << W << " t=" << t;
+      check::fail(__FILE__, __LINE__, "built symbol not decoded: " + os.str());
+      continue;
+    }
+    CHECK_EQ(s->mask, trial % 4);
+    CHECK_EQ(s->errorsCorrected + s->erasuresCorrected, 0);
+    CHECK_EQ(s->mirrored, t >= 4);
+    ++done;
+  }
+  CHECK_EQ(done, 120);
+}
+
+TEST("dotcode grid: flips, weak dots and substituted codewords within budget decode exactly") {
+  Rng rng(77);
+  int exact = 0, trials = 400;
+  for (int trial = 0; trial < trials; ++trial) {
+    int H, W;
+    const int len = 3 + rng.below(40);
+    randomSize(rng, len, H, W);
+    const Built b = build(rng, H, W, len, rng.below(4));
+    const dc::SymbolLayout& l = b.layout;
+    const std::vector<int> order = dc::bitOrder(H, W);
+    dc::DotGrid g = gridOf(H, W, b.dots);
+    // Budget per block, keeping one check word spare (the decoder demands it).
+    std::vector<int> left(l.blocks);
+    for (int j = 0; j < l.blocks; ++j) left[j] = dc::blockCheckWords(l, j) - 1;
+    std::vector<int> slots;
+    for (int s = 1; s < l.totalWords; ++s) slots.push_back(s);
+    for (int i = static_cast<int>(slots.size()) - 1; i > 0; --i) std::swap(slots[i], slots[rng.below(i + 1)]);
+    int errors = 0, erasures = 0;
+    for (int s : slots) {
+      const int j = s % l.blocks;
+      const int kind = rng.below(3);  // 0 flip a dot, 1 weak dot, 2 replace by another codeword
+      const int cost = kind == 2 ? 2 : 1;
+      if (left[j] < cost || rng.below(2)) continue;
+      left[j] -= cost;
+      const std::vector<int> bits = slotBits(s);
+      if (kind == 0) {
+        const int pos = order[bits[rng.below(9)]];
+        g.value[pos] = 1.0f - g.value[pos];
+        ++erasures;
+      } else if (kind == 1) {
+        g.value[order[bits[rng.below(9)]]] = 0.5f;
+        ++erasures;
+      } else {
+        const int other = (b.words[s] + 1 + rng.below(112)) % 113;
+        const int pattern = dc::codewordPattern(other);
+        for (int k = 0; k < 9; ++k) g.value[order[bits[k]]] = (pattern >> (8 - k)) & 1;
+        ++errors;
+      }
+    }
+    const auto s = dc::decodeDotGrid(transformed(g, rng.below(8)));
+    if (!s || s->bytes != b.text) {
+      std::ostringstream os;
+      os << H << "x" << W << " errors=" << errors << " erasures=" << erasures << (s ? " WRONG" : " none");
+      check::fail(__FILE__, __LINE__, "damaged symbol: " + os.str());
+      continue;
+    }
+    CHECK_EQ(s->errorsCorrected, errors);
+    CHECK_EQ(s->erasuresCorrected, erasures);
+    ++exact;
+  }
+  CHECK_EQ(exact, trials);
+}
+
+TEST("dotcode grid: damage beyond budget fails cleanly, never a wrong text") {
+  Rng rng(99);
+  int misreads = 0, refused = 0, trials = 1500;
+  for (int trial = 0; trial < trials; ++trial) {
+    int H, W;
+    const int len = 3 + rng.below(30);
+    randomSize(rng, len, H, W);
+    const Built b = build(rng, H, W, len, rng.below(4));
+    dc::DotGrid g = gridOf(H, W, b.dots);
+    const std::vector<int> order = dc::bitOrder(H, W);
+    // Replace at least NC/2+1 codewords of block 0 by other valid codewords (errors only: the
+    // hardest case for the decoder, since nothing flags them).
+    const int k0 = dc::blockCheckWords(b.layout, 0);
+    const int n = k0 / 2 + 1 + rng.below(3);
+    std::vector<int> slots;
+    for (int s = b.layout.blocks; s < b.layout.totalWords; s += b.layout.blocks) slots.push_back(s);
+    for (int i = static_cast<int>(slots.size()) - 1; i > 0; --i) std::swap(slots[i], slots[rng.below(i + 1)]);
+    for (int i = 0; i < n && i < static_cast<int>(slots.size()); ++i) {
+      const int s = slots[i];
+      const int pattern = dc::codewordPattern((b.words[s] + 1 + rng.below(112)) % 113);
+      const std::vector<int> bits = slotBits(s);
+      for (int k = 0; k < 9; ++k) g.value[order[bits[k]]] = (pattern >> (8 - k)) & 1;
+    }
+    const auto s = dc::decodeDotGrid(g);
+    if (!s) ++refused;
+    else if (s->bytes != b.text) ++misreads;
+  }
+  CHECK_EQ(misreads, 0);
+  CHECK(refused > trials / 2);
+}
+
+TEST("dotcode grid: a reading that spends the whole budget is refused (mirror rule)") {
+  Rng rng(5);
+  const Built b = build(rng, 16, 23, 10, 1);
+  const dc::SymbolLayout& l = b.layout;
+  REQUIRE(l.blocks == 1);
+  const std::vector<int> order = dc::bitOrder(16, 23);
+  dc::DotGrid g = gridOf(16, 23, b.dots);
+  for (int s = 1; s <= l.checkWords; ++s) g.value[order[slotBits(s)[0]]] = 0.5f;  // NC erasures
+  CHECK(!dc::decodeDotGrid(g).has_value());
+  g.value[order[slotBits(l.checkWords)[0]]] = b.dots[order[slotBits(l.checkWords)[0]]];  // NC-1
+  const auto s = dc::decodeDotGrid(g);
+  CHECK(s.has_value() && s->bytes == b.text);
+  // With the erasure margin off, 0.5 reads as a dot, so the damage becomes plain slot errors.
+  dc::GridDecodeOptions noWeak;
+  noWeak.erasureMargin = 0;
+  CHECK(!dc::decodeDotGrid(g, noWeak).has_value() || dc::decodeDotGrid(g, noWeak)->bytes == b.text);
+}
+
+TEST("dotcode grid: invalid grids return nothing") {
+  dc::DotGrid g;
+  g.rows = 10;
+  g.cols = 10;
+  g.value.assign(100, 1.0f);
+  CHECK(!dc::decodeDotGrid(g));  // H+W even
+  g.rows = 11;
+  g.cols = 14;
+  g.value.assign(154, 0.0f);
+  CHECK(!dc::decodeDotGrid(g));  // blank
+  g.value.assign(154, 1.0f);
+  CHECK(!dc::decodeDotGrid(g));  // all ink
+  g.value.assign(10, 1.0f);
+  CHECK(!dc::decodeDotGrid(g));  // wrong value count
+  g.rows = 3;
+  g.cols = 4;
+  g.value.assign(12, 1.0f);
+  CHECK(!dc::decodeDotGrid(g));
+  Rng rng(1);
+  g.rows = 17;
+  g.cols = 24;
+  int accepted = 0;
+  for (int i = 0; i < 300; ++i) {
+    g.value.assign(17 * 24, 0.0f);
+    for (float& v : g.value) v = static_cast<float>(rng.below(2));
+    accepted += dc::decodeDotGrid(g).has_value();
+  }
+  CHECK_EQ(accepted, 0);
+}
