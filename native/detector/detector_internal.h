@@ -1,0 +1,162 @@
+// Internal types shared by the detector stages (not part of the public API).
+//
+// Stages, one file each:
+//   locate_dots.cpp   image -> candidate dots (blobs of one polarity, local thresholds)
+//   group_dots.cpp    dots -> clusters of similar, nearby dots (symbol candidates)
+//   fit_lattice.cpp   cluster -> checkerboard lattice, every dot given grid coordinates
+//   sample_grid.cpp   lattice -> homography (+ local residuals) -> DotGrid with confidences
+//   read_dotcodes.cpp passes, hypotheses (extent off by one), decodeDotGrid, results
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/grey_image.h"
+#include "dotcode/dotcode_symbol.h"
+
+namespace dc {
+namespace det {
+
+// One candidate dot: a 4-connected blob of foreground pixels.
+struct Blob {
+  float x = 0, y = 0;  // centroid in pixels (pixel centres at integer + 0.5)
+  float d = 0;         // equivalent diameter sqrt(4*area/pi)
+  int area = 0;
+  int w = 0, h = 0;    // bounding box size
+};
+
+struct LocateParams {
+  bool dark = true;        // dark dots on a light ground (false: light dots, inverted print)
+  float alpha = 0.15f;     // threshold = localMean -/+ alpha * (localMean - localMin / localMax - localMean)
+  int minContrast = 24;    // blocks whose neighbourhood spans less than this hold no dots
+  int blockShift = 3;      // 8x8 pixel blocks
+  int radiusBlocks = 4;    // local statistics over (2R+1)^2 blocks
+  int maxDot = 48;         // blobs wider or taller than this are not dots
+  int maxRuns = 600000;    // bounded work on adversarial images (all-dots, stripes, noise)
+  int maxBlobs = 60000;
+};
+
+// Reusable buffers so that a frame does not allocate once the buffers have grown.
+struct LocateWorkspace {
+  std::vector<int32_t> blockSum, blockCnt;
+  std::vector<uint8_t> blockMin, blockMax;
+  std::vector<int32_t> tmpA, tmpB;
+  std::vector<int16_t> thr;
+  std::vector<int32_t> runX0, runX1, runY, parent;
+  std::vector<int32_t> rowStart;
+  std::vector<int64_t> sumX2, sumY2;  // twice the coordinate sums (exact)
+  std::vector<int32_t> cnt, minX, maxX, minY, maxY;
+};
+
+// Returns false when a work cap was hit (the blobs are then incomplete but still usable).
+bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws, std::vector<Blob>& out);
+
+// A uniform-cell spatial index over blob centres.
+class SpatialIndex {
+ public:
+  void build(const std::vector<Blob>& blobs, int width, int height, float cell);
+  // Calls f(index) for every blob whose centre lies within r of (x, y).
+  template <class F>
+  void forEachNear(float x, float y, float r, F&& f) const;
+  int nearest(float x, float y, float r, const std::vector<Blob>& blobs) const;
+
+ private:
+  float cell_ = 8;
+  int gw_ = 0, gh_ = 0;
+  std::vector<int32_t> start_, items_;
+  const std::vector<Blob>* blobs_ = nullptr;
+};
+
+template <class F>
+void SpatialIndex::forEachNear(float x, float y, float r, F&& f) const {
+  if (gw_ == 0) return;
+  int cx0 = static_cast<int>((x - r) / cell_), cx1 = static_cast<int>((x + r) / cell_);
+  int cy0 = static_cast<int>((y - r) / cell_), cy1 = static_cast<int>((y + r) / cell_);
+  if (cx0 < 0) cx0 = 0;
+  if (cy0 < 0) cy0 = 0;
+  if (cx1 >= gw_) cx1 = gw_ - 1;
+  if (cy1 >= gh_) cy1 = gh_ - 1;
+  const float r2 = r * r;
+  for (int cy = cy0; cy <= cy1; ++cy)
+    for (int cx = cx0; cx <= cx1; ++cx) {
+      int c = cy * gw_ + cx;
+      for (int k = start_[c]; k < start_[c + 1]; ++k) {
+        int i = items_[k];
+        const Blob& b = (*blobs_)[i];
+        float dx = b.x - x, dy = b.y - y;
+        if (dx * dx + dy * dy <= r2) f(i);
+      }
+    }
+}
+
+// Clusters: indices into the blob list, largest cluster first; clusters smaller than minSize dropped.
+void groupDots(const std::vector<Blob>& blobs, const SpatialIndex& index, int minSize,
+               std::vector<std::vector<int>>& clusters);
+
+// A lattice fitted to a cluster: every accepted dot with its grid position. Grid rows/cols are
+// the checkerboard's: a dot at (row, col) has row+col of one fixed parity.
+struct LatticeDot {
+  int blob;
+  int row, col;
+};
+struct LatticeFit {
+  std::vector<LatticeDot> dots;
+  float pitch = 0;   // mean distance between adjacent grid positions (X), pixels
+  int rowMin = 0, rowMax = -1, colMin = 0, colMax = -1;
+};
+
+// Estimates the two diagonal lattice vectors from the cluster and grows the lattice from a seed.
+// Returns false when the cluster is not a plausible dot lattice.
+bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
+                std::vector<uint8_t>& used, LatticeFit& fit);
+
+// Maps grid positions (row, col) to image points: a homography fitted to the lattice dots, plus
+// a locally interpolated residual so mild curvature (cylinders) is followed.
+class GridMapper {
+ public:
+  bool fit(const std::vector<Blob>& blobs, const LatticeFit& lattice);
+  PointF map(float row, float col) const;
+
+ private:
+  double h_[9] = {0};
+  // residuals on a coarse table over the grid extent (row/col offsets from rowMin/colMin)
+  int r0_ = 0, c0_ = 0, rows_ = 0, cols_ = 0;
+  std::vector<float> resX_, resY_;
+  PointF project(float row, float col) const;
+};
+
+// Samples presence at every lattice position of the grid [rowMin, rowMin+rows) x [colMin, colMin+cols).
+// parity: (row+col)&1 of the lattice positions. dark: polarity of the dots.
+struct SampleContext {
+  const GreyImage* img = nullptr;
+  const GridMapper* mapper = nullptr;
+  bool dark = true;
+  int parity = 0;
+  float pitch = 1;
+  float darkLevel = 0, lightLevel = 255;  // medians measured on the lattice dots / off-lattice gaps
+};
+void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
+DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols);
+
+}  // namespace det
+}  // namespace dc
+
+#include <string>
+#include "detector/dotcode_reader.h"
+
+namespace dc {
+namespace det {
+
+// One sampled grid hypothesis, as handed to decodeDotGrid (exposed for the stage tests).
+struct GridCandidate {
+  DotGrid grid;
+  std::string via;
+  PointF corners[4];  // image positions of the grid's corner positions (sampled orientation)
+  int latticeDots = 0;
+};
+
+// Runs the passes and returns the first (base) grid hypothesis of every lattice found, without
+// decoding. Used by the tests to check locate/lattice/sample independently of the decoder.
+std::vector<GridCandidate> findGridCandidates(const GreyImage& image, const ReadOptions& options);
+
+}  // namespace det
+}  // namespace dc

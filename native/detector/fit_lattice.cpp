@@ -1,0 +1,332 @@
+// Stage 3: fit the checkerboard lattice. DotCode dots sit where row+col is even, so the shortest
+// vectors between dots are the two diagonals (length sqrt(2) modules); rows and columns are their
+// sum and difference. We estimate the two diagonal vectors for the whole cluster from the
+// directions and lengths of nearest-neighbour vectors, then grow the lattice from a seed dot:
+// each accepted dot predicts its neighbours with a basis refitted on the dots around it, so
+// perspective and mild curvature (which bend the basis slowly across the symbol) are followed.
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "detector/detector_internal.h"
+
+namespace dc {
+namespace det {
+
+namespace {
+
+constexpr float kPi = 3.14159265f;
+
+struct Vec {
+  float x, y;
+};
+
+struct Basis {
+  float ax, ay, bx, by;
+  float det() const { return ax * by - ay * bx; }
+  float la() const { return std::sqrt(ax * ax + ay * ay); }
+  float lb() const { return std::sqrt(bx * bx + by * by); }
+  // lattice coordinates of v in this basis
+  bool solve(float vx, float vy, float& u, float& w) const {
+    float d = det();
+    if (std::fabs(d) < 1e-6f) return false;
+    u = (vx * by - vy * bx) / d;
+    w = (ax * vy - ay * vx) / d;
+    return true;
+  }
+};
+
+// Least-squares refit of the basis from vectors with known integer coordinates (n1, n2).
+bool refitBasis(const std::vector<Vec>& vs, const std::vector<std::pair<int, int>>& ns, Basis& b) {
+  double s11 = 0, s12 = 0, s22 = 0, x1 = 0, x2 = 0, y1 = 0, y2 = 0;
+  for (size_t k = 0; k < vs.size(); ++k) {
+    double n1 = ns[k].first, n2 = ns[k].second;
+    s11 += n1 * n1;
+    s12 += n1 * n2;
+    s22 += n2 * n2;
+    x1 += n1 * vs[k].x;
+    x2 += n2 * vs[k].x;
+    y1 += n1 * vs[k].y;
+    y2 += n2 * vs[k].y;
+  }
+  double det = s11 * s22 - s12 * s12;
+  if (det < 1e-6 * (s11 + s22) * (s11 + s22) || det <= 0) return false;
+  b.ax = static_cast<float>((s22 * x1 - s12 * x2) / det);
+  b.bx = static_cast<float>((s11 * x2 - s12 * x1) / det);
+  b.ay = static_cast<float>((s22 * y1 - s12 * y2) / det);
+  b.by = static_cast<float>((s11 * y2 - s12 * y1) / det);
+  return true;
+}
+
+// Lagrange-Gauss reduction: the two shortest vectors spanning the same lattice.
+void reduce(Basis& b) {
+  for (int it = 0; it < 16; ++it) {
+    float aa = b.ax * b.ax + b.ay * b.ay, bb = b.bx * b.bx + b.by * b.by;
+    if (bb < aa) {
+      std::swap(b.ax, b.bx);
+      std::swap(b.ay, b.by);
+      std::swap(aa, bb);
+    }
+    float mu = std::round((b.ax * b.bx + b.ay * b.by) / aa);
+    if (mu == 0) break;
+    b.bx -= mu * b.ax;
+    b.by -= mu * b.ay;
+  }
+}
+
+// Estimates the diagonal basis from the neighbour vectors of the cluster.
+bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
+                   float dmed, Basis& out) {
+  std::vector<Vec> vs;
+  const int n = static_cast<int>(cluster.size());
+  const int step = std::max(1, n / 400);
+  const float r = 3.2f * std::max(dmed, 1.5f) + 1.0f;
+  struct Nb {
+    float d2;
+    Vec v;
+  };
+  std::vector<Nb> nbs;
+  for (int k = 0; k < n; k += step) {
+    const Blob& a = blobs[cluster[k]];
+    nbs.clear();
+    index.forEachNear(a.x, a.y, r, [&](int j) {
+      const Blob& b = blobs[j];
+      float dx = b.x - a.x, dy = b.y - a.y, d2 = dx * dx + dy * dy;
+      if (d2 < 0.25f) return;
+      if (b.d > 2.5f * std::max(a.d, 1.0f) || a.d > 2.5f * std::max(b.d, 1.0f)) return;
+      nbs.push_back({d2, {dx, dy}});
+    });
+    std::sort(nbs.begin(), nbs.end(), [](const Nb& p, const Nb& q) { return p.d2 < q.d2; });
+    for (size_t t = 0; t < nbs.size() && t < 4; ++t) {
+      Vec v = nbs[t].v;
+      if (v.x < 0 || (v.x == 0 && v.y < 0)) v = {-v.x, -v.y};  // fold to a half plane
+      vs.push_back(v);
+    }
+  }
+  if (vs.size() < 12) return false;
+  // Direction histogram (mod 180 degrees), weighted towards short vectors (the diagonals).
+  constexpr int kBins = 90;
+  float hist[kBins] = {0};
+  for (const Vec& v : vs) {
+    float ang = std::atan2(v.y, v.x);  // (-90, 90]
+    int bin = static_cast<int>(std::floor((ang + kPi / 2) / kPi * kBins)) % kBins;
+    if (bin < 0) bin += kBins;
+    hist[bin] += 1.0f / (v.x * v.x + v.y * v.y);
+  }
+  float smooth[kBins];
+  for (int i = 0; i < kBins; ++i)
+    smooth[i] = hist[(i + kBins - 1) % kBins] + 2 * hist[i] + hist[(i + 1) % kBins];
+  int p1 = static_cast<int>(std::max_element(smooth, smooth + kBins) - smooth);
+  int p2 = -1;
+  for (int i = 0; i < kBins; ++i) {
+    int dist = std::abs(i - p1);
+    dist = std::min(dist, kBins - dist);
+    if (dist < 12) continue;  // at least 24 degrees apart
+    if (p2 < 0 || smooth[i] > smooth[p2]) p2 = i;
+  }
+  if (p2 < 0 || smooth[p2] <= 0) return false;
+  auto peakVector = [&](int bin, Vec& res) {
+    // mean direction and the typical shortest length of vectors near this bin
+    float cx = 0, cy = 0;
+    std::vector<float> lens;
+    for (const Vec& v : vs) {
+      float ang = std::atan2(v.y, v.x);
+      int b = static_cast<int>(std::floor((ang + kPi / 2) / kPi * kBins)) % kBins;
+      if (b < 0) b += kBins;
+      int dist = std::abs(b - bin);
+      dist = std::min(dist, kBins - dist);
+      if (dist > 2) continue;
+      Vec u = v;
+      // align with the bin direction (bins wrap at +-90 degrees)
+      float bang = (bin + 0.5f) / kBins * kPi - kPi / 2;
+      if (u.x * std::cos(bang) + u.y * std::sin(bang) < 0) u = {-u.x, -u.y};
+      float l = std::sqrt(u.x * u.x + u.y * u.y);
+      lens.push_back(l);
+      cx += u.x / l;
+      cy += u.y / l;
+    }
+    if (lens.size() < 3) return false;
+    std::sort(lens.begin(), lens.end());
+    float l10 = lens[lens.size() / 10];
+    std::vector<float> shortOnes;
+    for (float l : lens)
+      if (l < 1.35f * l10) shortOnes.push_back(l);
+    float L = shortOnes[shortOnes.size() / 2];
+    float cl = std::sqrt(cx * cx + cy * cy);
+    if (cl <= 0) return false;
+    res = {cx / cl * L, cy / cl * L};
+    return true;
+  };
+  Vec va, vb;
+  if (!peakVector(p1, va) || !peakVector(p2, vb)) return false;
+  Basis b{va.x, va.y, vb.x, vb.y};
+  // Refine on all vectors; switch to the half-diagonals when many vectors sit at (1/2, 1/2)
+  // (the peaks were then the row and column directions).
+  for (int iter = 0; iter < 3; ++iter) {
+    std::vector<Vec> good;
+    std::vector<std::pair<int, int>> ns;
+    int half = 0;
+    for (const Vec& v : vs) {
+      float u, w;
+      if (!b.solve(v.x, v.y, u, w)) return false;
+      float fu = u - std::round(u), fw = w - std::round(w);
+      if (std::fabs(fu) < 0.2f && std::fabs(fw) < 0.2f) {
+        int n1 = static_cast<int>(std::round(u)), n2 = static_cast<int>(std::round(w));
+        if (n1 == 0 && n2 == 0) continue;
+        good.push_back(v);
+        ns.push_back({n1, n2});
+      } else if (std::fabs(std::fabs(fu) - 0.5f) < 0.2f && std::fabs(std::fabs(fw) - 0.5f) < 0.2f) {
+        ++half;
+      }
+    }
+    if (half * 4 > static_cast<int>(vs.size())) {
+      b = Basis{(b.ax + b.bx) / 2, (b.ay + b.by) / 2, (b.ax - b.bx) / 2, (b.ay - b.by) / 2};
+      continue;
+    }
+    if (good.size() * 2 < vs.size()) return false;  // the vectors do not form a lattice
+    if (!refitBasis(good, ns, b)) return false;
+    reduce(b);
+  }
+  float la = b.la(), lb = b.lb();
+  if (la < 1.2f || lb < 1.2f) return false;
+  if (la > 2.2f * lb || lb > 2.2f * la) return false;
+  float sinAng = std::fabs(b.det()) / (la * lb);
+  if (sinAng < 0.5f) return false;  // more than 60 degrees of shear: not a plausible view
+  out = b;
+  return true;
+}
+
+inline int64_t key(int i, int j) { return (static_cast<int64_t>(i) << 32) ^ static_cast<uint32_t>(j); }
+
+struct Grown {
+  int blob;
+  int i, j;
+  Basis basis;
+};
+
+}  // namespace
+
+bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
+                std::vector<uint8_t>& used, LatticeFit& fit) {
+  fit = LatticeFit{};
+  if (cluster.size() < 12) return false;
+  std::vector<float> ds;
+  ds.reserve(cluster.size());
+  float cx = 0, cy = 0;
+  for (int k : cluster) {
+    ds.push_back(blobs[k].d);
+    cx += blobs[k].x;
+    cy += blobs[k].y;
+  }
+  std::nth_element(ds.begin(), ds.begin() + ds.size() / 2, ds.end());
+  const float dmed = ds[ds.size() / 2];
+  cx /= cluster.size();
+  cy /= cluster.size();
+  Basis global;
+  if (!estimateBasis(blobs, index, cluster, dmed, global)) return false;
+
+  // Seed: an unused member near the centroid.
+  int seed = -1;
+  float bestD = 1e30f;
+  for (int k : cluster) {
+    if (used[k]) continue;
+    float dx = blobs[k].x - cx, dy = blobs[k].y - cy, d2 = dx * dx + dy * dy;
+    if (d2 < bestD) {
+      bestD = d2;
+      seed = k;
+    }
+  }
+  if (seed < 0) return false;
+
+  static const int kSteps[][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1},
+                                  {2, 0}, {0, 2}, {-2, 0}, {0, -2}, {2, 1}, {1, 2}, {-2, 1}, {1, -2},
+                                  {2, -1}, {-1, 2}, {-2, -1}, {-1, -2}, {2, 2}, {2, -2}, {-2, 2}, {-2, -2}};
+  std::unordered_map<int64_t, int> at;  // lattice coordinate -> index in grown
+  at.reserve(cluster.size() * 2 + 16);
+  std::vector<Grown> grown;
+  grown.reserve(cluster.size() + 16);
+  std::unordered_map<int, int> takenBlob;
+  grown.push_back({seed, 0, 0, global});
+  at[key(0, 0)] = 0;
+  takenBlob[seed] = 0;
+  const int kMaxDots = 12000;
+  std::vector<Vec> vs;
+  std::vector<std::pair<int, int>> ns;
+  for (size_t q = 0; q < grown.size() && static_cast<int>(grown.size()) < kMaxDots; ++q) {
+    Grown g = grown[q];
+    const Blob& gb = blobs[g.blob];
+    // Refit the local basis on the dots already accepted around this one.
+    vs.clear();
+    ns.clear();
+    for (const auto& s : kSteps) {
+      auto it = at.find(key(g.i + s[0], g.j + s[1]));
+      if (it == at.end()) continue;
+      const Blob& nb = blobs[grown[it->second].blob];
+      vs.push_back({nb.x - gb.x, nb.y - gb.y});
+      ns.push_back({s[0], s[1]});
+    }
+    if (vs.size() >= 4) {
+      Basis local = g.basis;
+      if (refitBasis(vs, ns, local)) {
+        // accept only a moderate change, a wrong neighbour must not derail the growth
+        float la = local.la(), lb = local.lb(), ga = g.basis.la(), gb2 = g.basis.lb();
+        if (la > 0.7f * ga && la < 1.4f * ga && lb > 0.7f * gb2 && lb < 1.4f * gb2) g.basis = local;
+      }
+    }
+    grown[q].basis = g.basis;
+    const float tolBase = 0.3f * std::min(g.basis.la(), g.basis.lb());
+    for (const auto& s : kSteps) {
+      const int ni = g.i + s[0], nj = g.j + s[1];
+      if (at.count(key(ni, nj))) continue;
+      if (std::abs(ni) > 400 || std::abs(nj) > 400) continue;
+      const float px = gb.x + s[0] * g.basis.ax + s[1] * g.basis.bx;
+      const float py = gb.y + s[0] * g.basis.ay + s[1] * g.basis.by;
+      const bool farStep = std::abs(s[0]) + std::abs(s[1]) > 1;
+      const float tol = farStep ? tolBase * 1.15f : tolBase;
+      int best = -1;
+      float bestD2 = tol * tol;
+      index.forEachNear(px, py, tol, [&](int k) {
+        if (used[k] || takenBlob.count(k)) return;
+        const Blob& kb = blobs[k];
+        if (kb.d > 2.5f * dmed + 1 || kb.d * 2.5f + 1 < dmed) return;
+        float dx = kb.x - px, dy = kb.y - py, d2 = dx * dx + dy * dy;
+        if (d2 < bestD2) {
+          bestD2 = d2;
+          best = k;
+        }
+      });
+      if (best < 0) continue;
+      at[key(ni, nj)] = static_cast<int>(grown.size());
+      takenBlob[best] = static_cast<int>(grown.size());
+      grown.push_back({best, ni, nj, g.basis});
+    }
+  }
+  if (grown.size() < 15) return false;
+
+  // Grid coordinates: the diagonal steps a and b are (+1,+1) and (+1,-1) in (row, col).
+  fit.dots.reserve(grown.size());
+  fit.rowMin = fit.colMin = 1 << 30;
+  fit.rowMax = fit.colMax = -(1 << 30);
+  double pitchSum = 0;
+  for (const Grown& g : grown) {
+    LatticeDot d{g.blob, g.i + g.j, g.i - g.j};
+    fit.dots.push_back(d);
+    fit.rowMin = std::min(fit.rowMin, d.row);
+    fit.rowMax = std::max(fit.rowMax, d.row);
+    fit.colMin = std::min(fit.colMin, d.col);
+    fit.colMax = std::max(fit.colMax, d.col);
+    pitchSum += (g.basis.la() + g.basis.lb()) / (2 * std::sqrt(2.0));
+  }
+  fit.pitch = static_cast<float>(pitchSum / grown.size());
+  for (const Grown& g : grown) used[g.blob] = 1;
+  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
+  if (H < 4 || W < 4 || H > 202 || W > 202) return false;
+  const float fill = static_cast<float>(grown.size()) / (0.5f * H * W);
+  // A DotCode fills its lattice positions roughly half; a regular dotted texture fills them all,
+  // and a scatter of unrelated blobs hardly at all.
+  if (fill > 0.93f || fill < 0.18f) return false;
+  return true;
+}
+
+}  // namespace det
+}  // namespace dc

@@ -1,0 +1,61 @@
+// Stage 2: group dots into symbol candidates. Two dots are linked when they are close compared
+// with their size and of similar size; linked components are the candidates. The link radius
+// covers the largest gap inside a symbol (two empty lattice positions between dots) but not the
+// 3-module quiet zone, so neighbouring text and other symbols stay apart most of the time; the
+// lattice fit (stage 3) rejects whatever does not sit on the lattice anyway.
+#include <algorithm>
+#include <numeric>
+
+#include "detector/detector_internal.h"
+
+namespace dc {
+namespace det {
+
+namespace {
+int root(std::vector<int>& parent, int i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+}  // namespace
+
+void groupDots(const std::vector<Blob>& blobs, const SpatialIndex& index, int minSize,
+               std::vector<std::vector<int>>& clusters) {
+  clusters.clear();
+  const int n = static_cast<int>(blobs.size());
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  // Each pair is judged from its bigger blob's side: that blob's radius is the one that counts.
+  for (int i = 0; i < n; ++i) {
+    const Blob& a = blobs[i];
+    const float da = std::max(a.d, 1.5f);
+    const float r = 3.2f * da + 1.0f;
+    index.forEachNear(a.x, a.y, r, [&](int j) {
+      if (j == i) return;
+      const float db = std::max(blobs[j].d, 1.5f);
+      if (db > da || da > db * 2.5f) return;  // similar sizes only
+      int ra = root(parent, i), rb = root(parent, j);
+      if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+    });
+  }
+  std::vector<int> count(n, 0);
+  for (int i = 0; i < n; ++i) ++count[root(parent, i)];
+  std::vector<int> slot(n, -1);
+  for (int i = 0; i < n; ++i) {
+    int r = root(parent, i);
+    if (count[r] < minSize) continue;
+    if (slot[r] < 0) {
+      slot[r] = static_cast<int>(clusters.size());
+      clusters.emplace_back();
+      clusters.back().reserve(count[r]);
+    }
+    clusters[slot[r]].push_back(i);
+  }
+  std::sort(clusters.begin(), clusters.end(),
+            [](const std::vector<int>& a, const std::vector<int>& b) { return a.size() > b.size(); });
+}
+
+}  // namespace det
+}  // namespace dc

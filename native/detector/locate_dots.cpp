@@ -1,0 +1,259 @@
+// Stage 1: candidate dots. A local threshold (block statistics over a neighbourhood, so uneven
+// lighting does not matter) marks foreground pixels of one polarity; 4-connected runs are joined
+// into blobs; blobs that cannot be a printed dot (too big, too thin, too sparse) are dropped.
+//
+// 4-connectivity on purpose: in a DotCode the nearest dots are diagonal neighbours, and with ink
+// spread or blur they tend to touch at a corner first; 8-connectivity would merge them.
+#include <algorithm>
+#include <cmath>
+
+#include "detector/detector_internal.h"
+
+namespace dc {
+namespace det {
+
+namespace {
+
+int findRoot(std::vector<int32_t>& parent, int i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+// Separable box sum (radius r) over a bw x bh int grid, in place via tmp.
+void boxSum(std::vector<int32_t>& v, std::vector<int32_t>& tmp, int bw, int bh, int r) {
+  tmp.assign(v.size(), 0);
+  for (int y = 0; y < bh; ++y) {
+    const int32_t* row = &v[static_cast<size_t>(y) * bw];
+    int32_t* out = &tmp[static_cast<size_t>(y) * bw];
+    int32_t acc = 0;
+    for (int x = 0; x <= std::min(r, bw - 1); ++x) acc += row[x];
+    for (int x = 0; x < bw; ++x) {
+      out[x] = acc;
+      int add = x + r + 1, sub = x - r;
+      if (add < bw) acc += row[add];
+      if (sub >= 0) acc -= row[sub];
+    }
+  }
+  for (int x = 0; x < bw; ++x) {
+    int32_t acc = 0;
+    for (int y = 0; y <= std::min(r, bh - 1); ++y) acc += tmp[static_cast<size_t>(y) * bw + x];
+    for (int y = 0; y < bh; ++y) {
+      v[static_cast<size_t>(y) * bw + x] = acc;
+      int add = y + r + 1, sub = y - r;
+      if (add < bh) acc += tmp[static_cast<size_t>(add) * bw + x];
+      if (sub >= 0) acc -= tmp[static_cast<size_t>(sub) * bw + x];
+    }
+  }
+}
+
+// Separable min (isMax=false) or max filter of radius r over a bw x bh byte grid.
+void minMaxFilter(std::vector<uint8_t>& v, int bw, int bh, int r, bool isMax) {
+  std::vector<uint8_t> tmp(v.size());
+  for (int y = 0; y < bh; ++y)
+    for (int x = 0; x < bw; ++x) {
+      int a = std::max(0, x - r), b = std::min(bw - 1, x + r);
+      uint8_t m = v[static_cast<size_t>(y) * bw + a];
+      for (int k = a + 1; k <= b; ++k) {
+        uint8_t q = v[static_cast<size_t>(y) * bw + k];
+        m = isMax ? std::max(m, q) : std::min(m, q);
+      }
+      tmp[static_cast<size_t>(y) * bw + x] = m;
+    }
+  for (int y = 0; y < bh; ++y)
+    for (int x = 0; x < bw; ++x) {
+      int a = std::max(0, y - r), b = std::min(bh - 1, y + r);
+      uint8_t m = tmp[static_cast<size_t>(a) * bw + x];
+      for (int k = a + 1; k <= b; ++k) {
+        uint8_t q = tmp[static_cast<size_t>(k) * bw + x];
+        m = isMax ? std::max(m, q) : std::min(m, q);
+      }
+      v[static_cast<size_t>(y) * bw + x] = m;
+    }
+}
+
+}  // namespace
+
+bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws, std::vector<Blob>& out) {
+  out.clear();
+  if (!img.valid()) return true;
+  const int W = img.width, H = img.height, S = p.blockShift, B = 1 << S;
+  const int bw = (W + B - 1) >> S, bh = (H + B - 1) >> S;
+  const size_t nb = static_cast<size_t>(bw) * bh;
+  // Work in "dark" form: v = p for dark dots, 255 - p for light dots; foreground is v < thr.
+  const uint8_t xorMask = p.dark ? 0 : 0xFF;
+
+  ws.blockSum.assign(nb, 0);
+  ws.blockCnt.assign(nb, 0);
+  ws.blockMin.assign(nb, 255);
+  ws.blockMax.assign(nb, 0);
+  for (int y = 0; y < H; ++y) {
+    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
+    const size_t base = static_cast<size_t>(y >> S) * bw;
+    for (int bx = 0; bx < bw; ++bx) {
+      const int x0 = bx << S, x1 = std::min(W, x0 + B);
+      int s = 0;
+      uint8_t mn = 255, mx = 0;
+      for (int x = x0; x < x1; ++x) {
+        uint8_t v = row[x] ^ xorMask;
+        s += v;
+        mn = v < mn ? v : mn;
+        mx = v > mx ? v : mx;
+      }
+      ws.blockSum[base + bx] += s;
+      ws.blockCnt[base + bx] += x1 - x0;
+      if (mn < ws.blockMin[base + bx]) ws.blockMin[base + bx] = mn;
+      if (mx > ws.blockMax[base + bx]) ws.blockMax[base + bx] = mx;
+    }
+  }
+  const int R = p.radiusBlocks;
+  boxSum(ws.blockSum, ws.tmpA, bw, bh, R);
+  boxSum(ws.blockCnt, ws.tmpA, bw, bh, R);
+  minMaxFilter(ws.blockMin, bw, bh, R, false);
+  minMaxFilter(ws.blockMax, bw, bh, R, true);
+  ws.thr.assign(nb, 0);
+  for (size_t b = 0; b < nb; ++b) {
+    const int lo = ws.blockMin[b], hi = ws.blockMax[b];
+    if (hi - lo < p.minContrast) continue;  // flat: no dot can be seen here
+    const float mean = static_cast<float>(ws.blockSum[b]) / static_cast<float>(ws.blockCnt[b]);
+    const float delta = std::max(p.alpha * (mean - lo), 3.0f);
+    ws.thr[b] = static_cast<int16_t>(std::max(0.0f, std::ceil(mean - delta)));
+  }
+
+  // Foreground runs, row by row.
+  ws.runX0.clear();
+  ws.runX1.clear();
+  ws.runY.clear();
+  ws.rowStart.assign(static_cast<size_t>(H) + 1, 0);
+  bool capped = false;
+  for (int y = 0; y < H && !capped; ++y) {
+    ws.rowStart[y] = static_cast<int32_t>(ws.runX0.size());
+    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
+    const int16_t* thr = &ws.thr[static_cast<size_t>(y >> S) * bw];
+    int runStart = -1;
+    for (int bx = 0; bx < bw; ++bx) {
+      const int x0 = bx << S, x1 = std::min(W, x0 + B);
+      const int t = thr[bx];
+      if (t <= 0) {
+        if (runStart >= 0) {
+          ws.runX0.push_back(runStart);
+          ws.runX1.push_back(x0);
+          ws.runY.push_back(y);
+          runStart = -1;
+        }
+        continue;
+      }
+      for (int x = x0; x < x1; ++x) {
+        const bool fg = (row[x] ^ xorMask) < t;
+        if (fg) {
+          if (runStart < 0) runStart = x;
+        } else if (runStart >= 0) {
+          ws.runX0.push_back(runStart);
+          ws.runX1.push_back(x);
+          ws.runY.push_back(y);
+          runStart = -1;
+        }
+      }
+    }
+    if (runStart >= 0) {
+      ws.runX0.push_back(runStart);
+      ws.runX1.push_back(W);
+      ws.runY.push_back(y);
+    }
+    if (static_cast<int>(ws.runX0.size()) > p.maxRuns) capped = true;
+  }
+  const int nRows = capped ? 0 : H;
+  if (capped) return false;
+  ws.rowStart[nRows] = static_cast<int32_t>(ws.runX0.size());
+  const int nRuns = static_cast<int>(ws.runX0.size());
+
+  // Union runs that overlap a run of the row above (4-connectivity: shared columns).
+  ws.parent.resize(nRuns);
+  for (int i = 0; i < nRuns; ++i) ws.parent[i] = i;
+  for (int y = 1; y < H; ++y) {
+    int a = ws.rowStart[y - 1], ae = ws.rowStart[y];
+    int c = ws.rowStart[y], ce = ws.rowStart[y + 1];
+    while (a < ae && c < ce) {
+      if (ws.runX1[a] > ws.runX0[c] && ws.runX1[c] > ws.runX0[a]) {
+        int ra = findRoot(ws.parent, a), rc = findRoot(ws.parent, c);
+        if (ra != rc) {
+          if (ra < rc) ws.parent[rc] = ra; else ws.parent[ra] = rc;
+        }
+      }
+      if (ws.runX1[a] < ws.runX1[c]) ++a; else ++c;
+    }
+  }
+  ws.cnt.assign(nRuns, 0);
+  ws.sumX2.assign(nRuns, 0);
+  ws.sumY2.assign(nRuns, 0);
+  ws.minX.assign(nRuns, W);
+  ws.maxX.assign(nRuns, -1);
+  ws.minY.assign(nRuns, H);
+  ws.maxY.assign(nRuns, -1);
+  for (int i = 0; i < nRuns; ++i) {
+    const int r = findRoot(ws.parent, i);
+    const int len = ws.runX1[i] - ws.runX0[i];
+    ws.cnt[r] += len;
+    ws.sumX2[r] += static_cast<int64_t>(len) * (ws.runX0[i] + ws.runX1[i]);
+    ws.sumY2[r] += static_cast<int64_t>(len) * (2 * ws.runY[i] + 1);
+    ws.minX[r] = std::min(ws.minX[r], ws.runX0[i]);
+    ws.maxX[r] = std::max(ws.maxX[r], ws.runX1[i] - 1);
+    ws.minY[r] = std::min(ws.minY[r], ws.runY[i]);
+    ws.maxY[r] = std::max(ws.maxY[r], ws.runY[i]);
+  }
+  for (int i = 0; i < nRuns; ++i) {
+    if (ws.cnt[i] == 0) continue;
+    const int w = ws.maxX[i] - ws.minX[i] + 1, h = ws.maxY[i] - ws.minY[i] + 1;
+    if (w > p.maxDot || h > p.maxDot) continue;
+    const int a = ws.cnt[i];
+    const int mn = std::min(w, h), mx = std::max(w, h);
+    if (mx >= 4 && mx > 3 * mn + 1) continue;              // a stroke, not a dot
+    if (w * h >= 12 && a * 10 < w * h * 3) continue;      // a sparse shape (ring, letter)
+    Blob b;
+    b.area = a;
+    b.w = w;
+    b.h = h;
+    b.x = static_cast<float>(ws.sumX2[i]) / (2.0f * a);
+    b.y = static_cast<float>(ws.sumY2[i]) / (2.0f * a);
+    b.d = std::sqrt(4.0f * a / 3.14159265f);
+    out.push_back(b);
+    if (static_cast<int>(out.size()) >= p.maxBlobs) return false;
+  }
+  return true;
+}
+
+void SpatialIndex::build(const std::vector<Blob>& blobs, int width, int height, float cell) {
+  blobs_ = &blobs;
+  cell_ = std::max(2.0f, cell);
+  gw_ = std::max(1, static_cast<int>(width / cell_) + 1);
+  gh_ = std::max(1, static_cast<int>(height / cell_) + 1);
+  start_.assign(static_cast<size_t>(gw_) * gh_ + 1, 0);
+  items_.resize(blobs.size());
+  auto cellOf = [&](const Blob& b) {
+    int cx = std::min(gw_ - 1, std::max(0, static_cast<int>(b.x / cell_)));
+    int cy = std::min(gh_ - 1, std::max(0, static_cast<int>(b.y / cell_)));
+    return cy * gw_ + cx;
+  };
+  for (const Blob& b : blobs) ++start_[cellOf(b) + 1];
+  for (size_t c = 1; c < start_.size(); ++c) start_[c] += start_[c - 1];
+  std::vector<int32_t> fill(start_.begin(), start_.end() - 1);
+  for (size_t i = 0; i < blobs.size(); ++i) items_[fill[cellOf(blobs[i])]++] = static_cast<int32_t>(i);
+}
+
+int SpatialIndex::nearest(float x, float y, float r, const std::vector<Blob>& blobs) const {
+  int best = -1;
+  float bestD = r * r + 1;
+  forEachNear(x, y, r, [&](int i) {
+    float dx = blobs[i].x - x, dy = blobs[i].y - y, d2 = dx * dx + dy * dy;
+    if (d2 < bestD) {
+      bestD = d2;
+      best = i;
+    }
+  });
+  return best;
+}
+
+}  // namespace det
+}  // namespace dc

@@ -1,0 +1,285 @@
+// Stage 4: map grid positions to the image and sample dot presence.
+//
+// The map is a homography fitted to the lattice dots (perspective) plus a smooth residual field
+// interpolated from the dots' own misfits (cylinder curvature, lens distortion). Presence is the
+// darkness at a position relative to the local ground and ink levels: the ground is measured at
+// the four off-lattice neighbours (always empty in a DotCode), the ink at nearby lattice dots, so
+// gradients, low contrast and highlights are compensated locally. Values near 0.5 are weak and
+// become erasures for the decoder.
+#include <algorithm>
+#include <cmath>
+
+#include "detector/detector_internal.h"
+
+namespace dc {
+namespace det {
+
+namespace {
+
+// Solves the n x n system M x = v in place (Gaussian elimination, partial pivoting).
+bool solveLinear(double* M, double* v, int n) {
+  for (int c = 0; c < n; ++c) {
+    int piv = c;
+    for (int r = c + 1; r < n; ++r)
+      if (std::fabs(M[r * n + c]) > std::fabs(M[piv * n + c])) piv = r;
+    if (std::fabs(M[piv * n + c]) < 1e-12) return false;
+    if (piv != c) {
+      for (int k = 0; k < n; ++k) std::swap(M[c * n + k], M[piv * n + k]);
+      std::swap(v[c], v[piv]);
+    }
+    for (int r = c + 1; r < n; ++r) {
+      double f = M[r * n + c] / M[c * n + c];
+      if (f == 0) continue;
+      for (int k = c; k < n; ++k) M[r * n + k] -= f * M[c * n + k];
+      v[r] -= f * v[c];
+    }
+  }
+  for (int c = n - 1; c >= 0; --c) {
+    double s = v[c];
+    for (int k = c + 1; k < n; ++k) s -= M[c * n + k] * v[k];
+    v[c] = s / M[c * n + c];
+  }
+  return true;
+}
+
+// Homography (col,row) -> (x,y) by linear least squares with h22 = 1, on the given points.
+bool fitHomography(const std::vector<double>& gc, const std::vector<double>& gr, const std::vector<double>& px,
+                   const std::vector<double>& py, const std::vector<uint8_t>& keep, double h[9]) {
+  double M[64] = {0}, v[8] = {0};
+  int n = 0;
+  for (size_t k = 0; k < gc.size(); ++k) {
+    if (!keep[k]) continue;
+    ++n;
+    const double c = gc[k], r = gr[k], x = px[k], y = py[k];
+    const double rx[8] = {c, r, 1, 0, 0, 0, -x * c, -x * r};
+    const double ry[8] = {0, 0, 0, c, r, 1, -y * c, -y * r};
+    for (int i = 0; i < 8; ++i) {
+      v[i] += rx[i] * x + ry[i] * y;
+      for (int j = 0; j < 8; ++j) M[i * 8 + j] += rx[i] * rx[j] + ry[i] * ry[j];
+    }
+  }
+  if (n < 6) return false;
+  if (!solveLinear(M, v, 8)) return false;
+  for (int i = 0; i < 8; ++i) h[i] = v[i];
+  h[8] = 1;
+  return true;
+}
+
+}  // namespace
+
+PointF GridMapper::project(float row, float col) const {
+  // h_ works on normalised grid coordinates; see fit()
+  const double c = col, r = row;
+  const double w = h_[6] * c + h_[7] * r + h_[8];
+  PointF p;
+  if (std::fabs(w) < 1e-9) return p;
+  p.x = static_cast<float>((h_[0] * c + h_[1] * r + h_[2]) / w);
+  p.y = static_cast<float>((h_[3] * c + h_[4] * r + h_[5]) / w);
+  return p;
+}
+
+bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) {
+  const size_t n = lattice.dots.size();
+  if (n < 6) return false;
+  // Normalise: grid coordinates around the centre, image coordinates around the centroid, so the
+  // normal equations stay well conditioned. The final matrix is composed back.
+  double mc = 0, mr = 0, mx = 0, my = 0;
+  for (const LatticeDot& d : lattice.dots) {
+    mc += d.col;
+    mr += d.row;
+    mx += blobs[d.blob].x;
+    my += blobs[d.blob].y;
+  }
+  mc /= n; mr /= n; mx /= n; my /= n;
+  const double gs = std::max(1.0, 0.5 * std::max(lattice.rowMax - lattice.rowMin, lattice.colMax - lattice.colMin));
+  const double is = std::max(1.0, gs * lattice.pitch);
+  std::vector<double> gc(n), gr(n), px(n), py(n);
+  for (size_t k = 0; k < n; ++k) {
+    gc[k] = (lattice.dots[k].col - mc) / gs;
+    gr[k] = (lattice.dots[k].row - mr) / gs;
+    px[k] = (blobs[lattice.dots[k].blob].x - mx) / is;
+    py[k] = (blobs[lattice.dots[k].blob].y - my) / is;
+  }
+  std::vector<uint8_t> keep(n, 1);
+  double hn[9];
+  for (int round = 0; round < 2; ++round) {
+    if (!fitHomography(gc, gr, px, py, keep, hn)) return false;
+    if (round == 1) break;
+    // drop gross outliers (a wrong lattice assignment) before the final fit
+    std::vector<double> err(n);
+    for (size_t k = 0; k < n; ++k) {
+      double w = hn[6] * gc[k] + hn[7] * gr[k] + 1;
+      double ex = (hn[0] * gc[k] + hn[1] * gr[k] + hn[2]) / w - px[k];
+      double ey = (hn[3] * gc[k] + hn[4] * gr[k] + hn[5]) / w - py[k];
+      err[k] = std::sqrt(ex * ex + ey * ey) * is;
+    }
+    for (size_t k = 0; k < n; ++k) keep[k] = err[k] < std::max(1.0, 0.8 * lattice.pitch);
+  }
+  // Compose: x = mx + is * Hn(T(c, r)), T = ((c - mc)/gs, (r - mr)/gs).
+  // Hn(u,v) = (a u + b v + c0)/(g u + h v + 1). Substituting u = (c - mc)/gs etc. gives a 3x3
+  // matrix acting on (c, r, 1); then scale and translate the output.
+  double T[9] = {1 / gs, 0, -mc / gs, 0, 1 / gs, -mr / gs, 0, 0, 1};
+  double S[9] = {is, 0, mx, 0, is, my, 0, 0, 1};
+  double A[9], B[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      A[i * 3 + j] = 0;
+      for (int k = 0; k < 3; ++k) A[i * 3 + j] += hn[i * 3 + k] * T[k * 3 + j];
+    }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      B[i * 3 + j] = 0;
+      for (int k = 0; k < 3; ++k) B[i * 3 + j] += S[i * 3 + k] * A[k * 3 + j];
+    }
+  for (int i = 0; i < 9; ++i) h_[i] = B[i];
+
+  // Residual field on the grid (with a margin for the extent hypotheses).
+  const int margin = 3;
+  r0_ = lattice.rowMin - margin;
+  c0_ = lattice.colMin - margin;
+  rows_ = lattice.rowMax - lattice.rowMin + 1 + 2 * margin;
+  cols_ = lattice.colMax - lattice.colMin + 1 + 2 * margin;
+  const size_t cells = static_cast<size_t>(rows_) * cols_;
+  resX_.assign(cells, 0);
+  resY_.assign(cells, 0);
+  std::vector<float> wsum(cells, 0);
+  const int R = 3;
+  for (size_t k = 0; k < n; ++k) {
+    if (!keep[k]) continue;
+    const LatticeDot& d = lattice.dots[k];
+    PointF p = project(static_cast<float>(d.row), static_cast<float>(d.col));
+    const float ex = blobs[d.blob].x - p.x, ey = blobs[d.blob].y - p.y;
+    for (int dr = -R; dr <= R; ++dr)
+      for (int dcol = -R; dcol <= R; ++dcol) {
+        int rr = d.row + dr - r0_, cc = d.col + dcol - c0_;
+        if (rr < 0 || cc < 0 || rr >= rows_ || cc >= cols_) continue;
+        float w = 1.0f / (1.0f + dr * dr + dcol * dcol);
+        size_t idx = static_cast<size_t>(rr) * cols_ + cc;
+        resX_[idx] += w * ex;
+        resY_[idx] += w * ey;
+        wsum[idx] += w;
+      }
+  }
+  for (size_t i = 0; i < cells; ++i)
+    if (wsum[i] > 0) {
+      // shrink towards zero where few dots support the estimate
+      float w = wsum[i] + 0.3f;
+      resX_[i] /= w;
+      resY_[i] /= w;
+    }
+  return true;
+}
+
+PointF GridMapper::map(float row, float col) const {
+  PointF p = project(row, col);
+  if (rows_ > 0) {
+    int rr = static_cast<int>(std::lround(row)) - r0_, cc = static_cast<int>(std::lround(col)) - c0_;
+    rr = std::min(std::max(rr, 0), rows_ - 1);
+    cc = std::min(std::max(cc, 0), cols_ - 1);
+    size_t idx = static_cast<size_t>(rr) * cols_ + cc;
+    p.x += resX_[idx];
+    p.y += resY_[idx];
+  }
+  return p;
+}
+
+namespace {
+
+// Bilinear sample in "dark form" (dots are low values whatever the print polarity).
+inline float bilinear(const GreyImage& img, float x, float y, uint8_t xorMask) {
+  x -= 0.5f;
+  y -= 0.5f;
+  if (x < 0) x = 0;
+  if (y < 0) y = 0;
+  if (x > img.width - 1) x = static_cast<float>(img.width - 1);
+  if (y > img.height - 1) y = static_cast<float>(img.height - 1);
+  int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
+  int x1 = std::min(x0 + 1, img.width - 1), y1 = std::min(y0 + 1, img.height - 1);
+  float fx = x - x0, fy = y - y0;
+  float a = img.at(x0, y0) ^ xorMask, b = img.at(x1, y0) ^ xorMask;
+  float c = img.at(x0, y1) ^ xorMask, d = img.at(x1, y1) ^ xorMask;
+  return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy;
+}
+
+// Mean over a small disc: the centre twice and four points around it.
+inline float sampleDisc(const GreyImage& img, PointF p, float rad, uint8_t xorMask) {
+  float s = 2 * bilinear(img, p.x, p.y, xorMask);
+  s += bilinear(img, p.x - rad, p.y, xorMask) + bilinear(img, p.x + rad, p.y, xorMask);
+  s += bilinear(img, p.x, p.y - rad, xorMask) + bilinear(img, p.x, p.y + rad, xorMask);
+  return s / 6;
+}
+
+float median(std::vector<float>& v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice) {
+  const uint8_t xm = ctx.dark ? 0 : 0xFF;
+  const float rad = std::max(0.5f, 0.25f * ctx.pitch);
+  std::vector<float> inks, grounds;
+  for (const LatticeDot& d : lattice.dots) {
+    inks.push_back(sampleDisc(*ctx.img, PointF{blobs[d.blob].x, blobs[d.blob].y}, rad, xm));
+    // the off-lattice position to the right is always empty
+    grounds.push_back(sampleDisc(*ctx.img, ctx.mapper->map(static_cast<float>(d.row), static_cast<float>(d.col + 1)), rad, xm));
+  }
+  ctx.darkLevel = median(inks);
+  ctx.lightLevel = median(grounds);
+}
+
+DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols) {
+  const GreyImage& img = *ctx.img;
+  const uint8_t xm = ctx.dark ? 0 : 0xFF;
+  const float rad = std::max(0.5f, 0.25f * ctx.pitch);
+  // intensities over the grid plus a one-position border (the border is quiet zone)
+  const int er = rows + 2, ec = cols + 2;
+  std::vector<float> I(static_cast<size_t>(er) * ec);
+  for (int r = 0; r < er; ++r)
+    for (int c = 0; c < ec; ++c)
+      I[static_cast<size_t>(r) * ec + c] =
+          sampleDisc(img, ctx.mapper->map(static_cast<float>(rowMin + r - 1), static_cast<float>(colMin + c - 1)), rad, xm);
+  // local ink level: splat the lattice dots' centre intensities over nearby positions
+  std::vector<float> ink(static_cast<size_t>(er) * ec, 0), inkW(static_cast<size_t>(er) * ec, 0);
+  const int R = 3;
+  for (const LatticeDot& d : lattice.dots) {
+    const int r = d.row - rowMin + 1, c = d.col - colMin + 1;
+    if (r < 0 || c < 0 || r >= er || c >= ec) continue;
+    const float v = I[static_cast<size_t>(r) * ec + c];
+    for (int dr = -R; dr <= R; ++dr)
+      for (int dc2 = -R; dc2 <= R; ++dc2) {
+        int rr = r + dr, cc = c + dc2;
+        if (rr < 0 || cc < 0 || rr >= er || cc >= ec) continue;
+        float w = 1.0f / (1.0f + dr * dr + dc2 * dc2);
+        ink[static_cast<size_t>(rr) * ec + cc] += w * v;
+        inkW[static_cast<size_t>(rr) * ec + cc] += w;
+      }
+  }
+  DotGrid g;
+  g.rows = rows;
+  g.cols = cols;
+  g.value.assign(static_cast<size_t>(rows) * cols, 0.0f);
+  const float globalRatio = ctx.lightLevel > 1 ? ctx.darkLevel / ctx.lightLevel : 0.5f;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      if (((rowMin + r + colMin + c) & 1) != ctx.parity) continue;
+      const int er0 = r + 1, ec0 = c + 1;
+      float nb[4] = {I[static_cast<size_t>(er0 - 1) * ec + ec0], I[static_cast<size_t>(er0 + 1) * ec + ec0],
+                     I[static_cast<size_t>(er0) * ec + ec0 - 1], I[static_cast<size_t>(er0) * ec + ec0 + 1]};
+      std::sort(nb, nb + 4);
+      const float ground = 0.5f * (nb[2] + nb[3]);  // the two lightest: least touched by blur
+      const size_t idx = static_cast<size_t>(er0) * ec + ec0;
+      float inkLevel = inkW[idx] > 0.2f ? ink[idx] / inkW[idx] : ground * globalRatio;
+      const float contrast = ground - inkLevel;
+      float v;
+      if (contrast < 8) v = 0.5f;
+      else v = (ground - I[idx]) / contrast;
+      g.value[static_cast<size_t>(r) * cols + c] = std::min(1.0f, std::max(0.0f, v));
+    }
+  return g;
+}
+
+}  // namespace det
+}  // namespace dc

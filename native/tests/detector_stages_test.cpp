@@ -1,0 +1,224 @@
+// Detector stage tests: render the matrices of vectors.jsonl as round dots (rotated, tilted,
+// inverted, small, merged), run locate -> lattice -> sample, and compare the sampled grid with
+// the expected matrix up to the 8 orientations. These do not need the decoding core.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "detector/detector_internal.h"
+#include "detector/dotcode_reader.h"
+
+namespace {
+
+#ifndef DOTCODE_SHARED_DIR
+#define DOTCODE_SHARED_DIR "../shared"
+#endif
+
+struct Matrix {
+  int rows = 0, cols = 0;
+  std::vector<std::string> m;
+};
+
+// Pulls every "matrix": [...] out of vectors.jsonl (a tiny scan; the file is ours and regular).
+std::vector<Matrix> loadMatrices() {
+  std::vector<Matrix> out;
+  std::ifstream in(std::string(DOTCODE_SHARED_DIR) + "/dotcode/vectors.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t p = line.find("\"matrix\": [");
+    if (p == std::string::npos) continue;
+    size_t e = line.find(']', p);
+    Matrix mx;
+    size_t q = p + 11;
+    while (true) {
+      size_t a = line.find('"', q);
+      if (a == std::string::npos || a > e) break;
+      size_t b = line.find('"', a + 1);
+      mx.m.push_back(line.substr(a + 1, b - a - 1));
+      q = b + 1;
+    }
+    mx.rows = static_cast<int>(mx.m.size());
+    mx.cols = mx.rows ? static_cast<int>(mx.m[0].size()) : 0;
+    if (mx.rows > 0) out.push_back(mx);
+  }
+  return out;
+}
+
+struct RenderSpec {
+  int width = 400, height = 300;
+  double module = 6;       // pixels between adjacent grid positions
+  double dot = 0.8;        // dot diameter in modules
+  double angle = 0;        // degrees
+  double tiltX = 0;        // perspective: projective coefficients (per pixel)
+  double tiltY = 0;
+  bool inverted = false;
+  uint8_t ink = 30, ground = 225;
+};
+
+// 3x3 inverse
+bool invert3(const double m[9], double o[9]) {
+  double d = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
+  if (std::fabs(d) < 1e-12) return false;
+  o[0] = (m[4] * m[8] - m[5] * m[7]) / d;
+  o[1] = (m[2] * m[7] - m[1] * m[8]) / d;
+  o[2] = (m[1] * m[5] - m[2] * m[4]) / d;
+  o[3] = (m[5] * m[6] - m[3] * m[8]) / d;
+  o[4] = (m[0] * m[8] - m[2] * m[6]) / d;
+  o[5] = (m[2] * m[3] - m[0] * m[5]) / d;
+  o[6] = (m[3] * m[7] - m[4] * m[6]) / d;
+  o[7] = (m[1] * m[6] - m[0] * m[7]) / d;
+  o[8] = (m[0] * m[4] - m[1] * m[3]) / d;
+  return true;
+}
+
+// Renders the matrix centred in the image, 3x3 supersampled.
+std::vector<uint8_t> render(const Matrix& mx, const RenderSpec& s) {
+  const double th = s.angle * 3.14159265358979 / 180;
+  const double cs = std::cos(th) * s.module, sn = std::sin(th) * s.module;
+  // grid (col, row, 1) -> centred rotated pixel offset -> projective -> image
+  const double cx = s.width / 2.0, cy = s.height / 2.0;
+  const double c0 = (mx.cols - 1) / 2.0, r0 = (mx.rows - 1) / 2.0;
+  double A[9] = {cs, -sn, -(cs * c0 - sn * r0), sn, cs, -(sn * c0 + cs * r0), 0, 0, 1};
+  double P[9] = {1, 0, 0, 0, 1, 0, s.tiltX, s.tiltY, 1};  // on centred coordinates
+  double T[9] = {1, 0, cx, 0, 1, cy, 0, 0, 1};
+  auto mul = [](const double* a, const double* b, double* o) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        o[i * 3 + j] = 0;
+        for (int k = 0; k < 3; ++k) o[i * 3 + j] += a[i * 3 + k] * b[k * 3 + j];
+      }
+  };
+  double PA[9], F[9], Inv[9] = {0};
+  mul(P, A, PA);
+  mul(T, PA, F);
+  invert3(F, Inv);
+  std::vector<uint8_t> img(static_cast<size_t>(s.width) * s.height);
+  const double rad = s.dot / 2;
+  for (int y = 0; y < s.height; ++y)
+    for (int x = 0; x < s.width; ++x) {
+      int hits = 0;
+      for (int sy = 0; sy < 3; ++sy)
+        for (int sx = 0; sx < 3; ++sx) {
+          double px = x + (sx + 0.5) / 3, py = y + (sy + 0.5) / 3;
+          double w = Inv[6] * px + Inv[7] * py + Inv[8];
+          double gc = (Inv[0] * px + Inv[1] * py + Inv[2]) / w, gr = (Inv[3] * px + Inv[4] * py + Inv[5]) / w;
+          int rc = static_cast<int>(std::lround(gc)), rr = static_cast<int>(std::lround(gr));
+          if (rr < 0 || rc < 0 || rr >= mx.rows || rc >= mx.cols || mx.m[rr][rc] != '1') continue;
+          double dx = gc - rc, dy = gr - rr;
+          if (dx * dx + dy * dy <= rad * rad) ++hits;
+        }
+      double v = s.ground + (static_cast<double>(s.ink) - s.ground) * hits / 9.0;
+      uint8_t b = static_cast<uint8_t>(std::lround(v));
+      img[static_cast<size_t>(y) * s.width + x] = s.inverted ? static_cast<uint8_t>(255 - b) : b;
+    }
+  return img;
+}
+
+// Smallest number of disagreeing positions between the sampled grid (thresholded at 0.5) and the
+// matrix over the 8 orientations; a large number when the sizes never match.
+int mismatches(const dc::DotGrid& g, const Matrix& mx) {
+  int best = 1 << 30;
+  for (int t = 0; t < 8; ++t) {
+    const bool swap = t & 4;
+    const int R = swap ? g.cols : g.rows, C = swap ? g.rows : g.cols;
+    if (R != mx.rows || C != mx.cols) continue;
+    int bad = 0;
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c) {
+        int rr = (t & 1) ? R - 1 - r : r, cc = (t & 2) ? C - 1 - c : c;
+        int gr = swap ? cc : rr, gcol = swap ? rr : cc;
+        bool dot = g.at(gr, gcol) >= 0.5f;
+        if (dot != (mx.m[r][c] == '1')) ++bad;
+      }
+    best = std::min(best, bad);
+  }
+  return best;
+}
+
+int bestMismatch(const std::vector<dc::det::GridCandidate>& cands, const Matrix& mx) {
+  int best = 1 << 30;
+  for (const auto& c : cands) best = std::min(best, mismatches(c.grid, mx));
+  return best;
+}
+
+int runCase(const Matrix& mx, RenderSpec s) {
+  const double extent = std::max(mx.rows, mx.cols) * s.module;
+  s.width = std::max(s.width, static_cast<int>(extent * 1.6) + 20);
+  s.height = std::max(s.height, static_cast<int>(extent * 1.6) + 20);
+  std::vector<uint8_t> img = render(mx, s);
+  dc::GreyImage gi{img.data(), s.width, s.height, s.width};
+  dc::ReadOptions opt;
+  opt.timeBudgetMs = 2000;
+  return bestMismatch(dc::det::findGridCandidates(gi, opt), mx);
+}
+
+}  // namespace
+
+TEST("detector stages: clean upright symbols sample exactly") {
+  auto ms = loadMatrices();
+  REQUIRE(ms.size() >= 20);
+  int exact = 0, n = 0;
+  for (size_t i = 0; i < ms.size(); i += 3) {
+    ++n;
+    RenderSpec s;
+    s.module = 5;
+    int bad = runCase(ms[i], s);
+    if (bad == 0) ++exact;
+    else std::cerr << "  clean vector " << i << " (" << ms[i].rows << "x" << ms[i].cols << "): " << bad << "\n";
+  }
+  CHECK_EQ(exact, n);
+}
+
+TEST("detector stages: rotated and tilted symbols sample exactly") {
+  auto ms = loadMatrices();
+  REQUIRE(ms.size() >= 20);
+  std::mt19937 rng(7);
+  int exact = 0, n = 0;
+  for (size_t i = 1; i < ms.size(); i += 4) {
+    ++n;
+    RenderSpec s;
+    s.module = 4 + (rng() % 5);
+    s.angle = rng() % 360;
+    std::uniform_real_distribution<double> tilt(-0.0012, 0.0012);
+    s.tiltX = tilt(rng) * 6 / s.module;
+    s.tiltY = tilt(rng) * 6 / s.module;
+    int bad = runCase(ms[i], s);
+    if (bad == 0) ++exact;
+    else std::cerr << "  rotated vector " << i << " angle " << s.angle << " module " << s.module << ": " << bad << "\n";
+  }
+  CHECK(exact >= n - 1);
+}
+
+TEST("detector stages: inverted, small pitch and merged dots") {
+  auto ms = loadMatrices();
+  REQUIRE(ms.size() >= 20);
+  RenderSpec inv;
+  inv.inverted = true;
+  inv.angle = 17;
+  CHECK_EQ(runCase(ms[0], inv), 0);
+  RenderSpec small;
+  small.module = 2.5;
+  small.angle = 8;
+  CHECK_EQ(runCase(ms[2], small), 0);
+  RenderSpec merged;
+  merged.module = 8;
+  merged.dot = 1.35;  // diagonal neighbours overlap
+  merged.angle = 31;
+  CHECK_EQ(runCase(ms[4], merged), 0);
+}
+
+TEST("detector stages: blank, noise and stripes give no lattice") {
+  std::vector<uint8_t> img(640 * 480, 200);
+  dc::GreyImage gi{img.data(), 640, 480, 640};
+  CHECK(dc::det::findGridCandidates(gi, {}).empty());
+  std::mt19937 rng(3);
+  for (auto& p : img) p = static_cast<uint8_t>(rng() & 0xFF);
+  CHECK(dc::readDotCodes(gi, {}).empty());
+  for (int y = 0; y < 480; ++y)
+    for (int x = 0; x < 640; ++x) img[y * 640 + x] = ((x / 3) & 1) ? 20 : 230;
+  CHECK(dc::readDotCodes(gi, {}).empty());
+}
