@@ -60,7 +60,9 @@ export class TelemetryClient {
   private identity: MachineIdentity | null = null;
 
   constructor(opts: TelemetryOptions) {
-    this.o = { heartbeatMs: 60_000, requestTimeoutMs: 2500, closeTimeoutMs: 1500, ...opts };
+    // Options left undefined keep their defaults (a plain spread would overwrite them).
+    const defined = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as TelemetryOptions;
+    this.o = { heartbeatMs: 60_000, requestTimeoutMs: 2500, closeTimeoutMs: 1500, ...defined };
     let base: URL | null = null;
     try {
       base = opts.url ? new URL(opts.url) : null;
