@@ -16,7 +16,7 @@ forEachStore('store contract', (kind) => {
     const key = newApiKey();
     await store.createCustomer({ id: 'c1', name: 'Acme', plan: 'free', quota: 500, signup: '2025-01-31' }, hashApiKey(key), T0);
     const c = await store.customerByKeyHash(hashApiKey(key));
-    assert.deepEqual(c, { id: 'c1', name: 'Acme', plan: 'free', quota: 500, signup: '2025-01-31', createdAt: T0 });
+    assert.deepEqual(c, { id: 'c1', name: 'Acme', plan: 'free', quota: 500, signup: '2025-01-31', createdAt: T0, keyHash: hashApiKey(key) });
     assert.equal(await store.customerByKeyHash(hashApiKey(key + ' ')), null);
     assert.equal((await store.getCustomer('c1'))?.name, 'Acme');
     assert.equal(await store.getCustomer('nope'), null);

@@ -189,7 +189,7 @@ export class RedisStore implements Store {
     return this.run(async () => {
       const h = await this.r.hgetall(this.k('cust', id));
       if (!h.id) return null;
-      return { id: h.id, name: h.name, plan: h.plan, quota: Number(h.quota), signup: h.signup, createdAt: Number(h.created_at) };
+      return { id: h.id, name: h.name, plan: h.plan, quota: Number(h.quota), signup: h.signup, createdAt: Number(h.created_at), keyHash: h.key_hash };
     });
   }
 
@@ -199,7 +199,7 @@ export class RedisStore implements Store {
       if (!id) return null;
       const c = await this.getCustomer(id);
       // the key index may outlive a rotation for an instant: trust only the customer's own hash
-      return c && (await this.r.hget(this.k('cust', id), 'key_hash')) === hash ? c : null;
+      return c && c.keyHash === hash ? c : null;
     });
   }
 

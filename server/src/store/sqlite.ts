@@ -41,11 +41,11 @@ CREATE TABLE IF NOT EXISTS idempotency (
   body TEXT, expires INTEGER NOT NULL, PRIMARY KEY (scope, key));
 `;
 
-interface CustomerRow { id: string; name: string; plan: string; quota: number; signup: string; created_at: number }
+interface CustomerRow { id: string; name: string; plan: string; quota: number; signup: string; created_at: number; key_hash: string }
 
 function toCustomer(r: CustomerRow | undefined): Customer | null {
   if (!r) return null;
-  return { id: r.id, name: r.name, plan: r.plan, quota: r.quota, signup: r.signup, createdAt: r.created_at };
+  return { id: r.id, name: r.name, plan: r.plan, quota: r.quota, signup: r.signup, createdAt: r.created_at, keyHash: r.key_hash };
 }
 
 export class SqliteStore implements Store {

@@ -12,6 +12,8 @@ export interface Customer {
   /** signup date YYYY-MM-DD: anchors the monthly period */
   signup: string;
   createdAt: number;
+  /** SHA-256 (hex) of the current API key; the key itself is never stored */
+  keyHash: string;
 }
 
 export interface NewCustomer {

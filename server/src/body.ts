@@ -1,0 +1,103 @@
+// Reads the uploaded image of a decode request: a multipart form with the image in field `file`,
+// or the raw bytes as the body (SPEC 4.1: both treated identically).
+//
+// The 8 MB cap is enforced while streaming: a declared Content-Length over the cap is refused
+// before reading a byte, and a body that grows past the cap is cut off at the cap, so no request
+// ever holds more than the cap in memory.
+import Busboy from 'busboy';
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from './errors';
+
+/** multipart framing (boundaries, part headers) on top of the file itself */
+const MULTIPART_SLACK = 64 * 1024;
+
+function tooLarge(max: number): ApiError {
+  return new ApiError(413, 'payload_too_large', `The image is over the ${Math.round(max / 1024 / 1024)} MB limit; resize or recompress it.`);
+}
+
+/** After refusing an upload mid-stream: drain and drop what the client still sends (never kept),
+ *  then close the connection so a client that keeps sending cannot hold it. */
+function discardRest(req: IncomingMessage): void {
+  req.resume();
+  const t = setTimeout(() => req.socket.destroy(), 5000);
+  t.unref();
+  req.once('end', () => clearTimeout(t));
+}
+
+export async function readImageBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  const type = String(req.headers['content-type'] ?? '').toLowerCase();
+  const multipart = type.startsWith('multipart/form-data');
+  if (Number.isFinite(declared) && declared > max + (multipart ? MULTIPART_SLACK : 0)) {
+    discardRest(req);
+    throw tooLarge(max);
+  }
+  return multipart ? readMultipart(req, max) : readRaw(req, max);
+}
+
+function readRaw(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        done = true;
+        req.off('data', onData);
+        chunks.length = 0;
+        discardRest(req);
+        reject(tooLarge(max));
+        return;
+      }
+      chunks.push(c);
+    };
+    req.on('data', onData);
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      if (size === 0) reject(new ApiError(400, 'empty_body', 'The request body is empty: send the image bytes, or a multipart form with the image in field "file".'));
+      else resolve(Buffer.concat(chunks, size));
+    });
+    req.on('error', (e) => { if (!done) { done = true; reject(e); } });
+  });
+}
+
+function readMultipart(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let bb: Busboy.Busboy;
+    try {
+      bb = Busboy({ headers: req.headers, limits: { fileSize: max, files: 1, fields: 20, fieldSize: 4096, parts: 30 } });
+    } catch (e) {
+      req.resume();
+      reject(new ApiError(400, 'bad_multipart', `The multipart form cannot be read: ${(e as Error).message}`));
+      return;
+    }
+    let file: Buffer | null = null;
+    let settled = false;
+    const fail = (err: ApiError) => {
+      if (settled) return;
+      settled = true;
+      req.unpipe(bb);
+      discardRest(req);
+      reject(err);
+    };
+    bb.on('file', (name, stream) => {
+      if (name !== 'file') { stream.resume(); return; }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (c: Buffer) => { size += c.length; chunks.push(c); });
+      stream.on('limit', () => { chunks.length = 0; fail(tooLarge(max)); });
+      stream.on('end', () => { if (!settled) file = Buffer.concat(chunks, size); });
+    });
+    bb.on('error', (e: Error) => fail(new ApiError(400, 'bad_multipart', `The multipart form cannot be read: ${e.message}`)));
+    bb.on('close', () => {
+      if (settled) return;
+      settled = true;
+      if (file === null) reject(new ApiError(400, 'missing_file', 'The multipart form has no field "file": put the image in a field named "file".'));
+      else if (file.length === 0) reject(new ApiError(400, 'empty_file', 'The "file" field is empty.'));
+      else resolve(file);
+    });
+    req.pipe(bb);
+  });
+}

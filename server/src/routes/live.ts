@@ -1,0 +1,155 @@
+// wss /v1/live (SPEC 4.4): a camera stream over a web-socket, metered like /v1/decode.
+//
+// Each binary message is one image (JPEG; PNG also accepted) and gets exactly one JSON answer,
+// in the order the frames came. Frames are decoded one at a time per socket; while one decodes,
+// at most `liveMaxQueued` wait. When another arrives the oldest waiting frame is answered
+// {ok:false, error:"frame_dropped"} without being decoded or charged: a camera wants its newest
+// frame read, not a growing backlog. Each decoded frame costs one scan. When the quota is spent
+// the answer says so and the socket closes with 4402; a missing or wrong key closes with 4401.
+import type { IncomingMessage } from 'node:http';
+import { WebSocketServer, type WebSocket, type RawData } from 'ws';
+import { ApiError, errorBody } from '../errors';
+import type { AppDeps, ServerModule } from '../app';
+import { authenticate } from './auth';
+import { checkImage, parseDecodeQuery, reserveAndDecode, type DecodeParams } from './decode';
+import type { Customer } from '../store/types';
+import { StoreUnavailableError } from '../store/types';
+
+export const CLOSE_BAD_KEY = 4401;
+export const CLOSE_QUOTA = 4402;
+export const CLOSE_BAD_REQUEST = 4400;
+/** RFC 6455 "try again later": the store is down at connect time */
+export const CLOSE_TRY_LATER = 1013;
+
+interface Slot { answer: Record<string, unknown> | null; close?: number }
+
+class LiveSession {
+  private slots: Slot[] = [];
+  private waiting: { slot: Slot; bytes: Buffer }[] = [];
+  private busy = false;
+  private closing = false;
+
+  constructor(private ws: WebSocket, private deps: AppDeps, private customer: Customer, private params: DecodeParams) {
+    ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
+  }
+
+  private onFrame(data: RawData, isBinary: boolean): void {
+    if (this.closing) return;
+    const slot: Slot = { answer: null };
+    this.slots.push(slot);
+    if (!isBinary) {
+      slot.answer = errorBody('binary_frames_only', 'Send each image as one binary message.');
+      this.flush();
+      return;
+    }
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    if (this.waiting.length >= this.deps.config.liveMaxQueued) {
+      const dropped = this.waiting.shift()!;
+      dropped.slot.answer = errorBody('frame_dropped', 'Frames arrive faster than they can be decoded; this one was skipped (not charged).');
+      this.deps.metrics.liveFrames.inc({ outcome: 'dropped' });
+    }
+    this.waiting.push({ slot, bytes });
+    this.flush();
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      while (this.waiting.length && !this.closing) {
+        const { slot, bytes } = this.waiting.shift()!;
+        slot.answer = await this.decodeOne(slot, bytes);
+        this.flush();
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async decodeOne(slot: Slot, bytes: Buffer): Promise<Record<string, unknown>> {
+    try {
+      checkImage(this.deps, bytes);
+      const { result } = await reserveAndDecode(this.deps, this.customer, bytes, this.params, 'live');
+      this.deps.metrics.liveFrames.inc({ outcome: 'decoded' });
+      return { ...result };
+    } catch (err) {
+      if (err instanceof ApiError) {
+        if (err.status === 402) slot.close = CLOSE_QUOTA;
+        this.deps.metrics.liveFrames.inc({ outcome: err.code });
+        return errorBody(err.code, err.message, err.extra);
+      }
+      if (err instanceof StoreUnavailableError) {
+        this.deps.metrics.liveFrames.inc({ outcome: 'store_unavailable' });
+        return errorBody('store_unavailable', 'The usage ledger is unreachable; this frame was not decoded or charged.');
+      }
+      this.deps.logger.error({ err: (err as Error).stack }, 'live frame failed');
+      return errorBody('internal_error', 'The service failed on this frame.');
+    }
+  }
+
+  /** Sends every answer whose turn has come (answers leave strictly in frame order). */
+  private flush(): void {
+    while (this.slots.length && this.slots[0].answer && !this.closing) {
+      const s = this.slots.shift()!;
+      this.ws.send(JSON.stringify(s.answer));
+      if (s.close) {
+        this.closing = true;
+        this.ws.close(s.close, 'quota exhausted');
+      }
+    }
+  }
+}
+
+function closeWith(ws: WebSocket, code: number, error: string, message: string): void {
+  // the reason also goes as a last JSON message: browsers show close reasons poorly
+  ws.send(JSON.stringify(errorBody(error, message)), () => ws.close(code, error));
+}
+
+async function open(ws: WebSocket, req: IncomingMessage, deps: AppDeps): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://live');
+  const q: Record<string, unknown> = {};
+  for (const k of ['format']) { const all = url.searchParams.getAll(k); if (all.length) q[k] = all.length > 1 ? all : all[0]; }
+  let customer: Customer;
+  let params: DecodeParams;
+  try {
+    params = parseDecodeQuery(q);
+    customer = await authenticate(deps, url.searchParams.get('api_key') ?? undefined);
+  } catch (err) {
+    if (err instanceof ApiError) {
+      closeWith(ws, err.status === 401 ? CLOSE_BAD_KEY : CLOSE_BAD_REQUEST, err.code, err.message);
+    } else if (err instanceof StoreUnavailableError) {
+      closeWith(ws, CLOSE_TRY_LATER, 'store_unavailable', 'The usage ledger is unreachable; reconnect in a second.');
+    } else {
+      deps.logger.error({ err: (err as Error).stack }, 'live open failed');
+      ws.close(1011, 'internal_error');
+    }
+    return;
+  }
+  new LiveSession(ws, deps, customer, params);
+}
+
+export const liveModule: ServerModule = {
+  name: 'live',
+  register({ deps, addUpgrade, onClose }) {
+    const wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.maxBodyBytes });
+    addUpgrade('/v1/live', (req, socket, head) => {
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        // ws emits frames as soon as they arrive; those sent right after the handshake would be
+        // lost while the key is being checked, so hold them and replay them to the session.
+        const early: [RawData, boolean][] = [];
+        const hold = (d: RawData, b: boolean) => early.push([d, b]);
+        ws.on('message', hold);
+        ws.on('error', () => ws.terminate());
+        void open(ws, req, deps).then(() => {
+          ws.off('message', hold);
+          for (const [d, b] of early) ws.emit('message', d, b);
+        });
+      });
+    });
+    onClose(() => {
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+    });
+  },
+};

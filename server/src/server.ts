@@ -1,0 +1,115 @@
+// Starts the Cloud API: opens the store, builds the app from the route modules, listens on
+// HTTP or HTTPS (--tls-cert/--tls-key; WSS then comes with it), and dispatches web-socket
+// upgrades by path.
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { App, AppDeps, createApp, createMetrics, DEFAULT_CONFIG, ServerConfig, ServerModule, SupplierInfo } from './app';
+import { Engine, sdkEngine } from './engine';
+import { createLogger, Logger } from './logger';
+import { modules as defaultModules } from './modules';
+import { openStore } from './store';
+import type { Store } from './store/types';
+import { keyId, packageRoot, supplierDir, type TrustedKey } from '../../lib/license';
+
+export interface StartOptions {
+  port?: number;
+  host?: string;
+  dataDir: string;
+  redisUrl?: string;
+  redisPrefix?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  /** overrides of the default configuration */
+  config?: Partial<ServerConfig>;
+  /** an already open store (tests); otherwise opened from dataDir / redisUrl */
+  store?: Store;
+  engine?: Engine;
+  logger?: Logger;
+  logFile?: string;
+  now?: () => number;
+  modules?: ServerModule[];
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  server: http.Server | https.Server;
+  app: App;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+/**
+ * Reads the supplier public key from the data folder, re-checking while it is absent so that
+ * `admin init` on a running server takes effect without a restart.
+ */
+export function supplierFromDataDir(dataDir: string): SupplierInfo {
+  let pem: string | null = null;
+  const load = (): string | null => {
+    if (pem) return pem;
+    try { pem = fs.readFileSync(path.join(supplierDir(dataDir), 'public-key.pem'), 'utf8'); } catch { /* not initialised yet */ }
+    return pem;
+  };
+  return {
+    trusted(): TrustedKey[] {
+      const p = load();
+      return p ? [{ kid: keyId(p), publicKey: p }] : [];
+    },
+    publicKeyPem: load,
+  };
+}
+
+export async function startServer(o: StartOptions): Promise<RunningServer> {
+  const logger = o.logger ?? createLogger({ file: o.logFile });
+  const store = o.store ?? await openStore({ dataDir: o.dataDir, redisUrl: o.redisUrl, redisPrefix: o.redisPrefix });
+  const tls = !!(o.tlsCert && o.tlsKey);
+  const config: ServerConfig = { ...DEFAULT_CONFIG, dataDir: o.dataDir, sdkPackageDir: packageRoot(), ...o.config };
+  const deps: AppDeps = {
+    store, logger, config,
+    engine: o.engine ?? sdkEngine,
+    now: o.now ?? Date.now,
+    supplier: supplierFromDataDir(o.dataDir),
+    metrics: createMetrics(),
+  };
+  const app = createApp(deps, o.modules ?? defaultModules, { tls });
+  const handler = app.koa.callback();
+  const server = tls
+    ? https.createServer({ cert: fs.readFileSync(o.tlsCert!), key: fs.readFileSync(o.tlsKey!) }, handler)
+    : http.createServer(handler);
+  // slow or stuck clients must not pin sockets forever
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 20_000;
+  server.on('upgrade', (req, socket, head) => {
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    const h = app.upgrades.get(pathname);
+    if (!h) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    h(req, socket, head);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 8080, o.host ?? '127.0.0.1', () => { server.off('error', reject); resolve(); });
+  });
+  // Warm the engine's workers in the background so the first request does not pay for it.
+  deps.engine.warmUp().catch((e: Error) => logger.warn({ err: e.message }, 'engine warm-up failed'));
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const url = `${tls ? 'https' : 'http'}://${host}:${addr.port}`;
+  logger.info({ url, store: store.kind }, 'dotcode api listening');
+  return {
+    url, port: addr.port, server, app, deps,
+    async close() {
+      await app.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      if (!o.store) await store.close();
+    },
+  };
+}
