@@ -53,7 +53,6 @@ export class WorkerPool {
   private spawn(): Slot {
     const worker = new Worker(WORKER_FILE, { workerData: { role: 'pool' } });
     const slot: Slot = { worker, task: null };
-    worker.unref();
     worker.on('message', (m: { id: number; answer: JobAnswer }) => {
       const task = slot.task;
       if (!task || task.id !== m.id) return;
@@ -77,6 +76,8 @@ export class WorkerPool {
     };
     worker.on('error', (e) => fail(`worker_error:${e.message}`));
     worker.on('exit', (code) => fail(`worker_exit:${code}`));
+    // After the listeners: attaching a 'message' listener refs the worker's port again.
+    worker.unref();
     return slot;
   }
 
@@ -117,10 +118,11 @@ export class SyncBridge {
     this.signal = new Int32Array(new SharedArrayBuffer(4));
     this.port = port1;
     this.worker = new Worker(WORKER_FILE, { workerData: { role: 'sync', port: port2, signal: this.signal }, transferList: [port2] });
-    this.worker.unref();
-    port1.unref();
     this.worker.on('error', () => { /* reported to the waiting call as a timeout/crash answer */ });
     this.worker.on('exit', () => { this.worker = null; });
+    // Never keeps the process alive: the caller blocks on it only during a decodeSync call.
+    this.worker.unref();
+    port1.unref();
   }
 
   run(job: Job, timeoutMs: number): JobAnswer {
