@@ -1,0 +1,175 @@
+// Self-test of the synthetic DotCode generator (test/fixtures/dotcode-render): the read-rate
+// figures are only worth something if the instrument is exact and repeatable.
+import { strict as assert } from 'node:assert';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+import {
+  bwipMatrix, CATEGORIES, gs1CheckDigit, gs1ElementString, renderClean, renderSample, Rng,
+  zintAvailable, zintMatrix, type DotMatrix, type Gs1Element, type Sample,
+} from '../fixtures/dotcode-render';
+
+const VECTORS = path.resolve(__dirname, '../../../../shared/dotcode/vectors.jsonl');
+
+interface Vector {
+  encoder: string;
+  desc: string;
+  options: string[] | Record<string, unknown>;
+  input: string;
+  expected_text: string;
+  rows: number;
+  cols: number;
+  matrix: string[];
+}
+
+function loadVectors(): Vector[] {
+  return readFileSync(VECTORS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Vector);
+}
+
+function matrixRows(m: DotMatrix): string[] {
+  const rows: string[] = [];
+  for (let r = 0; r < m.rows; r++) rows.push(Array.from(m.bits.subarray(r * m.cols, (r + 1) * m.cols)).join(''));
+  return rows;
+}
+
+function sha(s: Sample): string {
+  return createHash('sha256').update(s.grey).update(s.encoded ?? Buffer.alloc(0)).digest('hex');
+}
+
+/** Reads the lattice back from a rendered image at the known dot centres (bilinear, mid threshold). */
+function sampleAtCentres(s: Sample): Uint8Array {
+  const t = s.truth!;
+  const at = (x: number, y: number): number => {
+    const x0 = Math.floor(x);
+    const y0 = Math.floor(y);
+    const fx = x - x0;
+    const fy = y - y0;
+    const g = (xx: number, yy: number): number => s.grey[yy * s.width + xx];
+    return (g(x0, y0) * (1 - fx) + g(x0 + 1, y0) * fx) * (1 - fy) + (g(x0, y0 + 1) * (1 - fx) + g(x0 + 1, y0 + 1) * fx) * fy;
+  };
+  const out = new Uint8Array(t.rows * t.cols);
+  for (let r = 0; r < t.rows; r++) {
+    for (let c = 0; c < t.cols; c++) {
+      const [x, y] = t.centre(r, c);
+      out[r * t.cols + c] = at(x, y) < 128 ? 1 : 0;
+    }
+  }
+  return out;
+}
+
+describe('DotCode generator (synthetic read-rate images)', function () {
+  this.timeout(60000);
+
+  it('the PRNG is deterministic and seed-sensitive', () => {
+    const a = new Rng('clean/1');
+    const b = new Rng('clean/1');
+    const c = new Rng('clean/2');
+    const sa = Array.from({ length: 8 }, () => a.nextU32());
+    assert.deepEqual(sa, Array.from({ length: 8 }, () => b.nextU32()));
+    assert.notDeepEqual(sa, Array.from({ length: 8 }, () => c.nextU32()));
+  });
+
+  it('bwip-js matrices match every bwip-js vector in vectors.jsonl', () => {
+    const vs = loadVectors().filter((v) => v.encoder.startsWith('bwip-js'));
+    assert.ok(vs.length >= 3, 'expected bwip-js vectors in vectors.jsonl');
+    for (const v of vs) {
+      const o = v.options as Record<string, unknown>;
+      const m = bwipMatrix({ text: v.expected_text }, {});
+      // Options beyond our API (parse, rows/columns, mask) are replayed directly through bwip-js.
+      const raw = o.parse || o.rows || o.columns || o.mask || o.bcid === 'gs1dotcode';
+      const got = raw
+        ? (require('bwip-js').raw(o)[0] as { pixs: number[]; pixx: number; pixy: number })
+        : { pixs: Array.from(m.bits), pixx: m.cols, pixy: m.rows };
+      assert.equal(got.pixx, v.cols, v.desc);
+      assert.equal(got.pixy, v.rows, v.desc);
+      const rows = Array.from({ length: got.pixy }, (_, r) => got.pixs.slice(r * got.pixx, (r + 1) * got.pixx).join(''));
+      assert.deepEqual(rows, v.matrix, v.desc);
+    }
+  });
+
+  it('bwip-js GS1 matrices match the GS1 vector, and the expected text has GS after variable AIs', () => {
+    const v = loadVectors().find((x) => x.encoder.startsWith('bwip-js') && (x.options as Record<string, unknown>).bcid === 'gs1dotcode')!;
+    const els: Gs1Element[] = [];
+    for (const m of v.input.matchAll(/\((\d+)\)([^(]*)/g)) els.push({ ai: m[1], value: m[2] });
+    const m = bwipMatrix({ text: gs1ElementString(els), gs1: els });
+    assert.deepEqual(matrixRows(m), v.matrix);
+    assert.equal(m.expected.toString('latin1'), v.expected_text);
+  });
+
+  it('GS1 element strings: separators and check digits as the zint vectors expect', () => {
+    const zs = loadVectors().filter((v) => v.encoder.startsWith('zint') && (v.options as string[]).includes('--gs1'));
+    assert.ok(zs.length >= 5);
+    for (const v of zs) {
+      const els: Gs1Element[] = [];
+      for (const m of v.input.matchAll(/\[(\d+)\]([^[]*)/g)) els.push({ ai: m[1], value: m[2] });
+      assert.equal(gs1ElementString(els), v.expected_text, v.desc);
+    }
+    assert.equal(gs1CheckDigit('0950110153000'), '3');
+    assert.equal(gs1CheckDigit('0001234567890'), '5');
+  });
+
+  it('zint --dump matrices match every plain zint vector (when zint is installed)', function () {
+    if (!zintAvailable()) this.skip();
+    const simple = loadVectors().filter((v) => {
+      if (!v.encoder.startsWith('zint')) return false;
+      const o = v.options as string[];
+      return o.every((x, i) => ['--dump', '-b', 'DOTCODE', '-d', '--gs1'].includes(x) || /^--(mask|cols)=\d+$/.test(x) || o[i - 1] === '-b' || o[i - 1] === '-d');
+    });
+    assert.ok(simple.length >= 20, `only ${simple.length} plain zint vectors`);
+    for (const v of simple) {
+      const o = v.options as string[];
+      const mask = o.find((x) => x.startsWith('--mask='));
+      const cols = o.find((x) => x.startsWith('--cols='));
+      const gs1 = o.includes('--gs1');
+      const els: Gs1Element[] = [];
+      if (gs1) for (const m of v.input.matchAll(/\[(\d+)\]([^[]*)/g)) els.push({ ai: m[1], value: m[2] });
+      const m = zintMatrix(gs1 ? { text: gs1ElementString(els), gs1: els } : { text: v.input },
+        { mask: mask ? Number(mask.slice(7)) : undefined, cols: cols ? Number(cols.slice(7)) : undefined });
+      assert.equal(`${m.rows}x${m.cols}`, `${v.rows}x${v.cols}`, v.desc);
+      assert.deepEqual(matrixRows(m), v.matrix, v.desc);
+    }
+  });
+
+  it('a clean render sampled at the known dot centres reproduces the matrix exactly', () => {
+    for (const [text, opts] of [
+      ['Hello World', { pitch: 8 }],
+      ['DotCode 2024', { pitch: 3, spread: 0.9 }],
+      ['rotated and tilted', { pitch: 9, pose: { angle: 37, tilt: 30, tiltAxis: 60, focal: 900 } }],
+      ['mirrored on a can', { pitch: 8, spread: 1.1, pose: { mirrored: true, angle: 200, cylinderRadius: 160 } }],
+    ] as const) {
+      const s = renderClean(text, opts);
+      assert.deepEqual(sampleAtCentres(s), s.matrix!.bits, `${text} ${JSON.stringify(opts)}`);
+    }
+  });
+
+  it('inverted and damaged renders show exactly the printed (damaged) matrix at the dot centres', async () => {
+    const inv = await renderSample('inverted', 3);
+    const read = sampleAtCentres(inv).map((b) => 1 - b);
+    // Off-lattice positions read as "no dot" in either polarity; compare lattice positions only.
+    const t = inv.truth!;
+    for (let i = 0; i < read.length; i++) if ((Math.floor(i / t.cols) + (i % t.cols)) % 2 === 0) assert.equal(read[i], t.printed[i], `inverted position ${i}`);
+    const dmg = await renderSample('damaged', 4);
+    const diff = dmg.truth!.printed.reduce((n, b, i) => n + (b !== dmg.matrix!.bits[i] ? 1 : 0), 0);
+    const dots = dmg.matrix!.bits.reduce((n, b) => n + b, 0);
+    assert.ok(diff >= 0.05 * dots && diff <= 0.22 * dots, `damaged: ${diff} of ${dots} dots changed`);
+  });
+
+  it('every category renders deterministically: same seed, same bytes; another seed, other bytes', async () => {
+    for (const c of CATEGORIES) {
+      if (c === 'cluttered' || c === 'negative' || c === 'long') continue; // big frames: checked once below
+      const a = await renderSample(c, 7);
+      const b = await renderSample(c, 7);
+      const d = await renderSample(c, 8);
+      assert.equal(sha(a), sha(b), `${c}/7 is not reproducible`);
+      assert.notEqual(sha(a), sha(d), `${c}: seeds 7 and 8 rendered the same image`);
+      assert.ok(a.expected && a.expected.length > 0, `${c}: no expected payload`);
+      assert.equal(a.grey.length, a.width * a.height);
+    }
+    const n1 = await renderSample('negative', 1);
+    const n2 = await renderSample('negative', 1);
+    assert.equal(sha(n1), sha(n2));
+    assert.equal(n1.expected, null);
+    assert.equal(n1.encoding, 'jpeg');
+  });
+});
