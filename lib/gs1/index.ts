@@ -3,6 +3,7 @@ export { parseGs1, GS, MISMATCH_SUFFIX, DEFAULT_RESOLVER, GS1_SYMBOLOGY_IDS, for
 export { aiLabel, aiDef, AI_TABLE } from './table';
 export { resolveYear } from './dates';
 export { mod10CheckDigit, mod10Valid, checkCharPair } from './checks';
+export { GS1_ERROR_CODES, GS1_JSON_SCHEMA } from './schema';
 export type {
   Gs1Mode, Gs1Result, Gs1Element, Gs1Error, Gs1ErrorCode, ParseGs1Options, AiDef, AiRange, AiPart, Charset,
 } from './types';

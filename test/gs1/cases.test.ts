@@ -2,7 +2,7 @@
 // separators and prefixes, the bracketed form, modes, formatted values, pairing rules, HRI,
 // Digital Link and bad input. Every case runs the real parser; none of them mocks anything.
 import * as assert from 'assert';
-import { aiLabel, fieldsOf, parseGs1, type Gs1Mode, type Gs1Result } from '../../lib/gs1';
+import { aiLabel, fieldsOf, GS1_ERROR_CODES, GS1_JSON_SCHEMA, parseGs1, type Gs1Mode, type Gs1Result } from '../../lib/gs1';
 
 import { breakCheckDigit, withCheckDigit } from './helpers';
 
@@ -379,5 +379,25 @@ describe('gs1 helpers', () => {
     }
     assert.doesNotThrow(() => parseGs1('01', undefined as never));
     assert.doesNotThrow(() => parseGs1(G, { mode: 'always', now: new Date('invalid') }));
+  });
+});
+
+describe('gs1 result shape vs the published schema', () => {
+  it('every error code seen in the cases is in GS1_ERROR_CODES, and every listed code is exercised', () => {
+    const seen = new Set<string>();
+    for (const c of cases) {
+      const r = c.labels && !c.text ? null : run(c);
+      for (const e of r?.errors ?? []) {
+        seen.add(e.code);
+        assert.ok((GS1_ERROR_CODES as readonly string[]).includes(e.code), e.code);
+        assert.deepStrictEqual(Object.keys(e).filter((k) => !['ai', 'code', 'message', 'position'].includes(k)), []);
+      }
+    }
+    assert.deepStrictEqual([...GS1_ERROR_CODES].filter((code) => !seen.has(code)), []);
+  });
+  it('members appear in the documented order', () => {
+    const r = parseGs1(`${G}10A`, { mode: 'always', now: NOW })!;
+    assert.deepStrictEqual(Object.keys(r), ['is_gs1', 'fields', 'elements', 'errors', 'hri', 'digital_link']);
+    assert.deepStrictEqual(Object.keys(GS1_JSON_SCHEMA.properties), ['is_gs1', 'fields', 'elements', 'errors', 'hri', 'digital_link']);
   });
 });
