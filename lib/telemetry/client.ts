@@ -152,10 +152,12 @@ export class TelemetryClient {
       // scanning (SPEC 3.1), say so once, and try again each heartbeat in case a seat frees up.
       this.failures = 0;
       this.cloudOk = false;
-      this.cloudError = `seat_limit_reached: ${r.body.message ?? 'all the machines on this licence are registered'}`;
+      const detail = (typeof r.body.message === 'string' ? r.body.message : 'all the machines on this licence are registered')
+        .replace(/^seat limit reached:?\s*/i, '');
+      this.cloudError = `seat_limit_reached: ${detail}`;
       if (!this.warnedSeats) {
         this.warnedSeats = true;
-        this.o.warn(`seat limit reached: ${r.body.message ?? 'this licence covers no more machines'}; this machine is not registered, scanning continues`);
+        this.o.warn(`seat limit reached: ${detail} (this machine is not registered; scanning continues)`);
       }
     } else {
       this.fail(this.describe('/v1/sdk/register', r));
