@@ -5,10 +5,14 @@ import { decodeModule } from './routes/decode';
 import { liveModule } from './routes/live';
 import { sdkModule } from './routes/sdk';
 import { systemModule } from './routes/system';
+import { scannerModule } from './scanner';
+import { portalModule } from './portal';
 
 export const modules: ServerModule[] = [
   systemModule,
   decodeModule,
   liveModule,
   sdkModule,
+  scannerModule,
+  portalModule,
 ];

@@ -428,8 +428,10 @@ document.addEventListener('visibilitychange', () => { if (!document.hidden) sche
 // Results
 function onResult(r: ResultMsg): void {
   const now = performance.now();
-  while (answered.length && now - answered[0] > 3000) answered.shift();
-  el.fps.textContent = `${(answered.length / 3).toFixed(1)} frames/s · ${Math.round(r.elapsed_ms)} ms`;
+  while (answered.length > 1 && now - answered[0] > 3000) answered.shift();
+  const span = answered.length > 1 ? (answered[answered.length - 1] - answered[0]) / 1000 : 0;
+  const rate = span > 0 ? (answered.length - 1) / span : 0;
+  el.fps.textContent = `${rate.toFixed(1)} frames/s · decode ${Math.round(r.elapsed_ms)} ms`;
   if (!r.ok || r.text === null) {
     el.videoWrap.classList.remove('hit');
     return;

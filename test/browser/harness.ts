@@ -1,0 +1,142 @@
+// Browser test harness: a real server (Koa app with the real SQLite store, the real engine and
+// the real licence signing) on a free port, fake-camera videos written as .y4m files from
+// rendered symbols, and Debian's chromium driven by playwright-core.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import sharp from 'sharp';
+import { chromium, Browser } from 'playwright-core';
+import { startServer, RunningServer } from '../../server/src/server';
+import { createCustomer, initKeys, issueLicense } from '../../server/src/admin';
+import type { Store } from '../../server/src/store/types';
+import type { LicenseFeature } from '../../lib/license';
+import * as engine from '../../lib/engine';
+
+// bwip-js has no type declarations in this repo; only toBuffer is used.
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const bwipjs = require('bwip-js') as { toBuffer(o: Record<string, unknown>): Promise<Buffer> };
+
+export const CHROMIUM_CANDIDATES = [process.env.CHROMIUM_PATH ?? '', '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
+
+export function findChromium(): string | null {
+  return CHROMIUM_CANDIDATES.find((p) => fs.existsSync(p)) ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fake camera videos
+
+/** Renders a symbol with bwip-js (an encoder independent of our decoder) as a PNG. */
+export function renderSymbol(bcid: string, text: string, scale = 4): Promise<Buffer> {
+  return bwipjs.toBuffer({ bcid, text, scale, paddingwidth: 4, paddingheight: 4, backgroundcolor: 'FFFFFF' });
+}
+
+/**
+ * Writes a .y4m video (the format chromium's --use-file-for-fake-video-capture reads): the PNG
+ * centred on a white 640x480 label, as 4:2:0 planes. Chromium loops the file, so the symbol
+ * stays "in view" for as long as the test wants.
+ */
+export async function writeY4m(file: string, png: Buffer, width = 640, height = 480, frames = 2): Promise<void> {
+  const meta = await sharp(png).metadata();
+  const maxSide = Math.min(width, height) * 0.55; // about what a hand-held scan fills
+  const scale = Math.min(1, maxSide / Math.max(meta.width ?? 1, meta.height ?? 1));
+  const sw = Math.round((meta.width ?? 1) * scale), sh = Math.round((meta.height ?? 1) * scale);
+  const symbol = await sharp(png).resize(sw, sh, { kernel: 'nearest' }).flatten({ background: '#ffffff' }).greyscale().raw().toBuffer();
+  const y = Buffer.alloc(width * height, 235); // white paper (studio-range luma)
+  const ox = Math.floor((width - sw) / 2), oy = Math.floor((height - sh) / 2);
+  for (let r = 0; r < sh; r++) {
+    for (let c = 0; c < sw; c++) {
+      // full range grey -> studio-range luma 16..235
+      y[(oy + r) * width + ox + c] = 16 + Math.round((symbol[r * sw + c] * 219) / 255);
+    }
+  }
+  const chroma = Buffer.alloc((width / 2) * (height / 2) * 2, 128);
+  const parts: Buffer[] = [Buffer.from(`YUV4MPEG2 W${width} H${height} F10:1 Ip A1:1 C420jpeg\n`, 'ascii')];
+  for (let i = 0; i < frames; i++) parts.push(Buffer.from('FRAME\n', 'ascii'), y, chroma);
+  fs.writeFileSync(file, Buffer.concat(parts));
+}
+
+/** What the engine reads from the same PNG (to tell a detector gap from a page bug). */
+export async function engineReads(png: Buffer, format?: engine.Format): Promise<engine.DecodeResult> {
+  return engine.decode(png, format ? { format } : {});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server: the product's own startServer (every route module, SQLite store in a temp data folder)
+// and the admin functions behind `dotcode admin` for the supplier key, customers and licences.
+
+export interface TestServer {
+  url: string;
+  dir: string;
+  store: Store;
+  running: RunningServer;
+  licence(o: { seats: number; features: LicenseFeature[]; org?: string; plan?: string; expDays?: number }): Promise<{ id: string; key: string }>;
+  apiCustomer(o: { name: string; plan: string; quota: number; signup: string }): Promise<{ id: string; apiKey: string }>;
+  close(): Promise<void>;
+}
+
+function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export async function startTestServer(): Promise<TestServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dotcode-browser-'));
+  initKeys(dir);
+  const running = await startServer({ port: 0, host: '127.0.0.1', dataDir: dir, logFile: path.join(dir, 'server.log') });
+  const store = running.deps.store;
+  return {
+    // "localhost" (not 127.0.0.1) is a secure context, so the page may open the camera over http.
+    url: `http://localhost:${running.port}`,
+    dir,
+    store,
+    running,
+    async licence(o) {
+      // A term of 365 days ending `expDays` from today (negative: already ended).
+      const days = 365;
+      const issued = isoDay(Date.now() + ((o.expDays ?? days) - days) * 86400_000);
+      const r = await issueLicense(store, dir, {
+        org: o.org ?? 'Acme Logistics', plan: o.plan ?? 'scanner-pro', seats: o.seats, features: o.features, issued, days,
+      });
+      return { id: r.license_id, key: r.license_key };
+    },
+    async apiCustomer(o) {
+      const r = await createCustomer(store, o);
+      return { id: r.customer_id, apiKey: r.api_key };
+    },
+    async close() {
+      await running.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Browser
+
+export async function launchWithVideo(executablePath: string, y4m: string): Promise<Browser> {
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run',
+      '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-video-capture=${y4m}`,
+      '--autoplay-policy=no-user-gesture-required',
+    ],
+  });
+}
+
+/**
+ * Instruments the page before its script runs: counts WebAudio oscillator starts (the beep) and
+ * navigator.vibrate calls, so a test can observe both without speakers or a phone.
+ */
+export const INSTRUMENT = `
+  window.__beeps = 0;
+  window.__vibrations = [];
+  const start = OscillatorNode.prototype.start;
+  OscillatorNode.prototype.start = function (...a) { window.__beeps++; return start.apply(this, a); };
+  Object.defineProperty(Navigator.prototype, 'vibrate', {
+    configurable: true,
+    value: function (pattern) { window.__vibrations.push(pattern); return true; },
+  });
+`;
