@@ -67,7 +67,7 @@ function readMultipart(req: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     let bb: Busboy.Busboy;
     try {
-      bb = Busboy({ headers: req.headers, limits: { fileSize: max, files: 1, fields: 20, fieldSize: 4096, parts: 30 } });
+      bb = Busboy({ headers: req.headers, limits: { fileSize: max, files: 5, fields: 20, fieldSize: 4096, parts: 30 } });
     } catch (e) {
       req.resume();
       reject(new ApiError(400, 'bad_multipart', `The multipart form cannot be read: ${(e as Error).message}`));
@@ -83,7 +83,8 @@ function readMultipart(req: IncomingMessage, max: number): Promise<Buffer> {
       reject(err);
     };
     bb.on('file', (name, stream) => {
-      if (name !== 'file') { stream.resume(); return; }
+      // other file parts are drained, never kept (each is capped too)
+      if (name !== 'file' || file !== null) { stream.resume(); return; }
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on('data', (c: Buffer) => { size += c.length; chunks.push(c); });

@@ -66,3 +66,80 @@ export function forEachStore(title: string, body: (kind: StoreKind) => void): vo
     });
   }
 }
+
+// ---- running servers ----
+import * as http from 'node:http';
+import { startServer, RunningServer, StartOptions } from '../../server/src/server';
+import { createCustomer } from '../../server/src/admin';
+import { openapiDocument } from '../../server/src/openapi';
+
+export const EXAMPLES = path.resolve(__dirname, '..', '..', '..', 'examples');
+export const DOTCODE_PNG = fs.readFileSync(path.join(EXAMPLES, 'dotcode.png'));
+export const GS1_PNG = fs.readFileSync(path.join(EXAMPLES, 'gs1-dotcode.png'));
+
+export interface TestServer extends RunningServer { logFile: string; dataDir: string }
+
+/** A real server on an ephemeral port with its log in a file (tests read it for leaked keys). */
+export async function testServer(o: Partial<StartOptions> = {}): Promise<TestServer> {
+  const dataDir = o.dataDir ?? tempDir('data');
+  const logFile = path.join(dataDir, 'server.log');
+  const s = await startServer({ port: 0, host: '127.0.0.1', dataDir, logFile, ...o });
+  return Object.assign(s, { logFile, dataDir });
+}
+
+export async function customer(store: Store, quota: number, signup?: string, nowMs?: number): Promise<{ id: string; key: string }> {
+  const r = await createCustomer(store, { name: 'Test Co', quota, signup }, nowMs);
+  return { id: r.customer_id, key: r.api_key };
+}
+
+export interface Answer { status: number; headers: http.IncomingHttpHeaders; body: any; raw: Buffer }
+
+/** One HTTP request; `body` is sent as is (Buffer) or as a multipart form ({field: Buffer}). */
+export function request(url: string, opts: { method?: string; headers?: Record<string, string>; body?: Buffer | { form: Record<string, Buffer> } } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    let payload: Buffer | undefined;
+    if (Buffer.isBuffer(opts.body)) payload = opts.body;
+    else if (opts.body && 'form' in opts.body) {
+      const boundary = '----dctest' + randomBytes(8).toString('hex');
+      const parts: Buffer[] = [];
+      for (const [name, data] of Object.entries(opts.body.form)) {
+        parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`), data, Buffer.from('\r\n'));
+      }
+      parts.push(Buffer.from(`--${boundary}--\r\n`));
+      payload = Buffer.concat(parts);
+      headers['Content-Type'] = `multipart/form-data; boundary=${boundary}`;
+    }
+    if (payload) headers['Content-Length'] = String(payload.length);
+    const req = http.request(url, { method: opts.method ?? (payload ? 'POST' : 'GET'), headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        let body: any = raw.toString();
+        try { body = JSON.parse(body); } catch { /* not JSON */ }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, raw });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Asserts the answer is one the OpenAPI document describes (status, and error code for errors). */
+export function documented(pathName: string, method: string, a: Answer): void {
+  const doc = openapiDocument() as any;
+  const op = doc.paths[pathName]?.[method.toLowerCase()];
+  if (!op) throw new Error(`${method} ${pathName} is not in the OpenAPI document`);
+  const resp = op.responses[String(a.status)];
+  if (!resp) throw new Error(`${method} ${pathName} answered ${a.status}, which the OpenAPI document does not list`);
+  if (a.status >= 400) {
+    if (a.body?.ok !== false || typeof a.body.error !== 'string' || typeof a.body.message !== 'string') {
+      throw new Error(`error answer is not {ok:false,error,message}: ${JSON.stringify(a.body)}`);
+    }
+    const codes: string[] = resp.content['application/json'].schema.allOf[1].properties.error.enum;
+    if (!codes.includes(a.body.error)) throw new Error(`error code ${a.body.error} is not documented for ${a.status} on ${pathName}`);
+    if ((a.status === 429 || a.status >= 500) && a.headers['retry-after'] === undefined) throw new Error(`${a.status} lacks Retry-After`);
+    if ((a.status === 429 || a.status >= 500) && !resp.headers?.['Retry-After']) throw new Error(`${a.status} on ${pathName}: Retry-After not documented`);
+  }
+}
