@@ -3,9 +3,10 @@
 // tools/gen-gs1-table.js, so a generator bug or a stale table fails this test.
 import * as assert from 'assert';
 import * as fs from 'fs';
-import { AI_TABLE, aiLabel } from '../../lib/gs1';
+import * as path from 'path';
+import { AI_TABLE, aiLabel, GS1_ERROR_CODES } from '../../lib/gs1';
 
-import { dictionaryPath } from './helpers';
+import { dictionaryPath, repoRoot } from './helpers';
 
 interface DictAi {
   ai: string;
@@ -98,5 +99,18 @@ describe('gs1 table vs GS1 Barcode Syntax Dictionary', () => {
       assert.ok(/^[A-Za-z0-9][^\n]*\S$/.test(def.label), `label of ${ai}: "${def.label}"`);
       assert.ok(!/^[A-Z .\/]+$/.test(def.label) || def.label.length <= 5, `label of ${ai} looks like a raw title: "${def.label}"`);
     }
+  });
+});
+
+describe('docs/gs1.md', () => {
+  it('lists every AI row with its label, and every error code', () => {
+    const doc = fs.readFileSync(path.join(repoRoot(), 'docs', 'gs1.md'), 'utf8');
+    const missing: string[] = [];
+    for (const [ai, def] of AI_TABLE) {
+      const row = new RegExp(`^\\| (${ai}|\\d+-\\d+) \\| ${def.label.replace(/[()[\]./+*?^$|\\]/g, '\\$&')} \\|`, 'm');
+      if (!row.test(doc)) missing.push(`${ai} ${def.label}`);
+    }
+    for (const code of GS1_ERROR_CODES) if (!doc.includes(`| \`${code}\` |`)) missing.push(`error code ${code}`);
+    assert.deepStrictEqual(missing, []);
   });
 });
