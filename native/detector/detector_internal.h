@@ -22,6 +22,7 @@ struct Blob {
   float d = 0;         // equivalent diameter sqrt(4*area/pi)
   int area = 0;
   int w = 0, h = 0;    // bounding box size
+  int depth = 0;       // how far the darkest pixel lies beyond the local threshold (contrast)
 };
 
 struct LocateParams {
@@ -41,10 +42,10 @@ struct LocateWorkspace {
   std::vector<uint8_t> blockMin, blockMax;
   std::vector<int32_t> tmpA, tmpB;
   std::vector<int16_t> thr;
-  std::vector<int32_t> runX0, runX1, runY, parent;
+  std::vector<int32_t> runX0, runX1, runY, runDepth, parent;
   std::vector<int32_t> rowStart;
   std::vector<int64_t> sumX2, sumY2;  // twice the coordinate sums (exact)
-  std::vector<int32_t> cnt, minX, maxX, minY, maxY;
+  std::vector<int32_t> cnt, minX, maxX, minY, maxY, depth;
 };
 
 // Returns false when a work cap was hit (the blobs are then incomplete but still usable).

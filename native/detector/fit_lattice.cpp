@@ -210,16 +210,21 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
                 std::vector<uint8_t>& used, LatticeFit& fit) {
   fit = LatticeFit{};
   if (cluster.size() < 12) return false;
-  std::vector<float> ds;
+  std::vector<float> ds, deps;
   ds.reserve(cluster.size());
+  deps.reserve(cluster.size());
   float cx = 0, cy = 0;
   for (int k : cluster) {
     ds.push_back(blobs[k].d);
+    deps.push_back(static_cast<float>(blobs[k].depth));
     cx += blobs[k].x;
     cy += blobs[k].y;
   }
   std::nth_element(ds.begin(), ds.begin() + ds.size() / 2, ds.end());
   const float dmed = ds[ds.size() / 2];
+  std::nth_element(deps.begin(), deps.begin() + deps.size() / 2, deps.end());
+  // printed dots of one symbol have alike contrast; faint fragments (label edges, texture) do not
+  const float depthMin = 0.35f * deps[deps.size() / 2];
   cx /= cluster.size();
   cy /= cluster.size();
   Basis global;
@@ -238,9 +243,21 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
   }
   if (seed < 0) return false;
 
-  static const int kSteps[][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1},
-                                  {2, 0}, {0, 2}, {-2, 0}, {0, -2}, {2, 1}, {1, 2}, {-2, 1}, {1, -2},
-                                  {2, -1}, {-1, 2}, {-2, -1}, {-1, -2}, {2, 2}, {2, -2}, {-2, 2}, {-2, -2}};
+  // Steps to try from an accepted dot, nearest first: up to three diagonal steps each way, so a
+  // prediction can jump the empty stretches inside a symbol (padding regions leave whole empty
+  // columns) while the quiet zone (3 modules) is mostly out of reach.
+  static const std::vector<std::pair<int, int>> kSteps = [] {
+    std::vector<std::pair<int, int>> s;
+    for (int di = -3; di <= 3; ++di)
+      for (int dj = -3; dj <= 3; ++dj)
+        if (di || dj) s.push_back({di, dj});
+    // sort by length in the (square) diagonal basis
+    std::stable_sort(s.begin(), s.end(), [](const std::pair<int, int>& a, const std::pair<int, int>& b) {
+      return a.first * a.first + a.second * a.second < b.first * b.first + b.second * b.second;
+    });
+    return s;
+  }();
+  const float dLo = 0.5f * dmed - 0.5f, dHi = 1.8f * dmed + 1.0f;  // dots of one symbol are alike
   std::unordered_map<int64_t, int> at;  // lattice coordinate -> index in grown
   at.reserve(cluster.size() * 2 + 16);
   std::vector<Grown> grown;
@@ -259,11 +276,12 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
     vs.clear();
     ns.clear();
     for (const auto& s : kSteps) {
-      auto it = at.find(key(g.i + s[0], g.j + s[1]));
+      if (std::abs(s.first) > 2 || std::abs(s.second) > 2) break;  // the local fit uses the near ring
+      auto it = at.find(key(g.i + s.first, g.j + s.second));
       if (it == at.end()) continue;
       const Blob& nb = blobs[grown[it->second].blob];
       vs.push_back({nb.x - gb.x, nb.y - gb.y});
-      ns.push_back({s[0], s[1]});
+      ns.push_back({s.first, s.second});
     }
     if (vs.size() >= 4) {
       Basis local = g.basis;
@@ -276,19 +294,19 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
     grown[q].basis = g.basis;
     const float tolBase = 0.3f * std::min(g.basis.la(), g.basis.lb());
     for (const auto& s : kSteps) {
-      const int ni = g.i + s[0], nj = g.j + s[1];
+      const int ni = g.i + s.first, nj = g.j + s.second;
       if (at.count(key(ni, nj))) continue;
       if (std::abs(ni) > 400 || std::abs(nj) > 400) continue;
-      const float px = gb.x + s[0] * g.basis.ax + s[1] * g.basis.bx;
-      const float py = gb.y + s[0] * g.basis.ay + s[1] * g.basis.by;
-      const bool farStep = std::abs(s[0]) + std::abs(s[1]) > 1;
-      const float tol = farStep ? tolBase * 1.15f : tolBase;
+      const float px = gb.x + s.first * g.basis.ax + s.second * g.basis.bx;
+      const float py = gb.y + s.first * g.basis.ay + s.second * g.basis.by;
+      const int reach = std::abs(s.first) + std::abs(s.second);
+      const float tol = reach <= 1 ? tolBase : reach <= 3 ? tolBase * 1.15f : tolBase * 1.3f;
       int best = -1;
       float bestD2 = tol * tol;
       index.forEachNear(px, py, tol, [&](int k) {
         if (used[k] || takenBlob.count(k)) return;
         const Blob& kb = blobs[k];
-        if (kb.d > 2.5f * dmed + 1 || kb.d * 2.5f + 1 < dmed) return;
+        if (kb.d > dHi || kb.d < dLo || kb.depth < depthMin) return;
         float dx = kb.x - px, dy = kb.y - py, d2 = dx * dx + dy * dy;
         if (d2 < bestD2) {
           bestD2 = d2;

@@ -126,13 +126,14 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
   ws.runX0.clear();
   ws.runX1.clear();
   ws.runY.clear();
+  ws.runDepth.clear();
   ws.rowStart.assign(static_cast<size_t>(H) + 1, 0);
   bool capped = false;
   for (int y = 0; y < H && !capped; ++y) {
     ws.rowStart[y] = static_cast<int32_t>(ws.runX0.size());
     const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
     const int16_t* thr = &ws.thr[static_cast<size_t>(y >> S) * bw];
-    int runStart = -1;
+    int runStart = -1, depth = 0;
     for (int bx = 0; bx < bw; ++bx) {
       const int x0 = bx << S, x1 = std::min(W, x0 + B);
       const int t = thr[bx];
@@ -141,18 +142,24 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
           ws.runX0.push_back(runStart);
           ws.runX1.push_back(x0);
           ws.runY.push_back(y);
+          ws.runDepth.push_back(depth);
           runStart = -1;
         }
         continue;
       }
       for (int x = x0; x < x1; ++x) {
-        const bool fg = (row[x] ^ xorMask) < t;
-        if (fg) {
-          if (runStart < 0) runStart = x;
+        const int v = row[x] ^ xorMask;
+        if (v < t) {
+          if (runStart < 0) {
+            runStart = x;
+            depth = 0;
+          }
+          depth = std::max(depth, t - v);
         } else if (runStart >= 0) {
           ws.runX0.push_back(runStart);
           ws.runX1.push_back(x);
           ws.runY.push_back(y);
+          ws.runDepth.push_back(depth);
           runStart = -1;
         }
       }
@@ -161,6 +168,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
       ws.runX0.push_back(runStart);
       ws.runX1.push_back(W);
       ws.runY.push_back(y);
+      ws.runDepth.push_back(depth);
     }
     if (static_cast<int>(ws.runX0.size()) > p.maxRuns) capped = true;
   }
@@ -192,6 +200,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
   ws.maxX.assign(nRuns, -1);
   ws.minY.assign(nRuns, H);
   ws.maxY.assign(nRuns, -1);
+  ws.depth.assign(nRuns, 0);
   for (int i = 0; i < nRuns; ++i) {
     const int r = findRoot(ws.parent, i);
     const int len = ws.runX1[i] - ws.runX0[i];
@@ -202,6 +211,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     ws.maxX[r] = std::max(ws.maxX[r], ws.runX1[i] - 1);
     ws.minY[r] = std::min(ws.minY[r], ws.runY[i]);
     ws.maxY[r] = std::max(ws.maxY[r], ws.runY[i]);
+    ws.depth[r] = std::max(ws.depth[r], ws.runDepth[i]);
   }
   for (int i = 0; i < nRuns; ++i) {
     if (ws.cnt[i] == 0) continue;
@@ -218,6 +228,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     b.x = static_cast<float>(ws.sumX2[i]) / (2.0f * a);
     b.y = static_cast<float>(ws.sumY2[i]) / (2.0f * a);
     b.d = std::sqrt(4.0f * a / 3.14159265f);
+    b.depth = ws.depth[i];
     out.push_back(b);
     if (static_cast<int>(out.size()) >= p.maxBlobs) return false;
   }
