@@ -128,13 +128,20 @@ export async function launchWithVideo(executablePath: string, y4m: string): Prom
 
 /**
  * Instruments the page before its script runs: counts WebAudio oscillator starts (the beep) and
- * navigator.vibrate calls, so a test can observe both without speakers or a phone.
+ * navigator.vibrate calls, so a test can observe both without speakers or a phone; and records
+ * the frames the page sends (time, first bytes, size).
  */
 export const INSTRUMENT = `
   window.__beeps = 0;
   window.__vibrations = [];
   const start = OscillatorNode.prototype.start;
   OscillatorNode.prototype.start = function (...a) { window.__beeps++; return start.apply(this, a); };
+  window.__frames = [];
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (d) {
+    if (typeof d !== 'string') window.__frames.push({ at: performance.now(), bytes: new Uint8Array(d.slice(0, 3)) , size: d.byteLength });
+    return send.call(this, d);
+  };
   Object.defineProperty(Navigator.prototype, 'vibrate', {
     configurable: true,
     value: function (pattern) { window.__vibrations.push(pattern); return true; },

@@ -431,7 +431,7 @@ function onResult(r: ResultMsg): void {
   while (answered.length > 1 && now - answered[0] > 3000) answered.shift();
   const span = answered.length > 1 ? (answered[answered.length - 1] - answered[0]) / 1000 : 0;
   const rate = span > 0 ? (answered.length - 1) / span : 0;
-  el.fps.textContent = `${rate.toFixed(1)} frames/s · decode ${Math.round(r.elapsed_ms)} ms`;
+  el.fps.textContent = rate > 0 ? `${rate.toFixed(1)} frames/s · decode ${Math.round(r.elapsed_ms)} ms` : `decode ${Math.round(r.elapsed_ms)} ms`;
   if (!r.ok || r.text === null) {
     el.videoWrap.classList.remove('hit');
     return;
