@@ -5,6 +5,7 @@ import { createCustomer, initKeys, issueLicense, revokeLicense, rotateApiKey, st
 import { openStore, redactUrl } from '../store';
 import type { Store } from '../store/types';
 import { startServer } from '../server';
+import type { ServerConfig } from '../app';
 
 interface Parsed { flags: Map<string, string | true>; positional: string[] }
 
@@ -53,13 +54,18 @@ export async function runServe(argv: string[]): Promise<number> {
     return 2;
   }
   const port = int(p, 'port') ?? 8080;
+  // DOTCODE_RATE_LIMIT="N/MS": the per-key burst limit (default 50 per 1000 ms)
+  const rl = /^(\d+)\/(\d+)$/.exec(process.env.DOTCODE_RATE_LIMIT ?? '');
+  const config: Partial<ServerConfig> = {};
+  if (rl) config.rateLimit = { limit: Number(rl[1]), windowMs: Number(rl[2]) };
+  if (str(p, 'public-url')) config.publicUrl = str(p, 'public-url')!;
   let running;
   try {
     running = await startServer({
       port, host: str(p, 'host') ?? '127.0.0.1', dataDir: dataDir(p), redisUrl: redisUrl(p),
       redisPrefix: str(p, 'redis-prefix') ?? process.env.DOTCODE_REDIS_PREFIX,
       tlsCert: str(p, 'tls-cert'), tlsKey: str(p, 'tls-key'),
-      config: str(p, 'public-url') ? { publicUrl: str(p, 'public-url')! } : undefined,
+      config,
     });
   } catch (e) {
     process.stderr.write(`dotcode serve: cannot start: ${(e as Error).message}\n`);
