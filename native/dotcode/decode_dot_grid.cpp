@@ -53,7 +53,7 @@ bool sameContent(const DotCodeSymbol& a, const DotCodeSymbol& b) {
 
 std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecodeOptions& options) {
   const int R = grid.rows, C = grid.cols;
-  if (R < 5 || C < 5 || R > 200 || C > 200 || (R + C) % 2 == 0) return std::nullopt;
+  if (R < 5 || C < 5 || R > kMaxSymbolSide || C > kMaxSymbolSide || (R + C) % 2 == 0) return std::nullopt;
   if (grid.value.size() != static_cast<size_t>(R) * C) return std::nullopt;
 
   // Which input parity carries the dots: the lattice class with more ink. On a tie (a blank or

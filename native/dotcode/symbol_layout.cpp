@@ -6,7 +6,7 @@ SymbolLayout layoutFor(int rows, int cols) {
   SymbolLayout l;
   l.rows = rows;
   l.cols = cols;
-  if (rows < 5 || cols < 5 || rows > 200 || cols > 200 || (rows + cols) % 2 == 0) return l;
+  if (rows < 5 || cols < 5 || rows > kMaxSymbolSide || cols > kMaxSymbolSide || (rows + cols) % 2 == 0) return l;
   l.dots = rows * cols / 2;
   int nw = 1 + (l.dots - 2) / 9;  // the mask word plus every complete 9-bit slot
   if (nw % 3 == 0) --nw;          // a valid total is never a multiple of 3 (FORMAT.md 2)

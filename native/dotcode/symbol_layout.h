@@ -5,6 +5,10 @@
 
 namespace dc {
 
+// Largest side accepted. zint stops at 200, but BWIPP/bwip-js draws taller symbols when the width
+// is forced (404 x 27 seen), and the addon accepts up to 1000.
+constexpr int kMaxSymbolSide = 1000;
+
 struct SymbolLayout {
   int rows = 0, cols = 0;
   int dots = 0;           // N = rows*cols/2 dot positions
