@@ -323,12 +323,23 @@ function digitalLink(elements: ParsedElement[], resolver: string): string | unde
 }
 
 /**
+ * Unflagged payloads in `auto` mode must prove themselves: "parses completely with valid check
+ * digits" needs at least one element that carries a check digit (a GTIN, SSCC, GLN, ...). Without
+ * this, any digit string starting 90-99 or 400 (an ISBN in a QR code, a phone number) would read
+ * as company-internal GS1 data.
+ */
+function hasCheckDigit(el: ParsedElement): boolean {
+  return el.def.parts.some((p) => p[4].includes('csum') || p[4].includes('csumalpha'));
+}
+
+/**
  * Parses a decoded payload into the SPEC 2.2 `gs1` object.
  *
  * - `off`: null.
  * - `auto`: a result when the symbol is flagged GS1 (`symbolIsGs1`, a GS1 `symbologyId`, or a
  *   leading ]J1/]d2/]Q3/]C1/]e0 or FNC1 (GS) in the text); otherwise only when the payload is an
- *   element string that parses completely with no error at all; else null.
+ *   element string that parses completely with no error at all and holds at least one key with
+ *   a check digit; else null.
  * - `always`: always a result; also reads the bracketed form "(01)...(17)...".
  */
 export function parseGs1(text: string, options: ParseGs1Options): Gs1Result | null {
@@ -357,7 +368,7 @@ export function parseGs1(text: string, options: ParseGs1Options): Gs1Result | nu
   if (complete) checkAssociations(ctx);
 
   const clean = ctx.errors.length === 0;
-  if (mode === 'auto' && !flagged && !(clean && ctx.elements.length > 0)) return null;
+  if (mode === 'auto' && !flagged && !(clean && ctx.elements.some(hasCheckDigit))) return null;
 
   const result: Gs1Result = {
     is_gs1: flagged || (ctx.elements.length > 0 && !ctx.errors.some((e) => SYNTAX_CODES.has(e.code))),
