@@ -89,6 +89,30 @@ function refusal(error: string): ScanResult {
   return withFields<DecodeResult>({ ok: false, text: null, format: null, via: 'none', elapsed_ms: 0, error, gs1: null });
 }
 
+/**
+ * Two tiny symbols (a QR Code "warm" and a DotCode "Warm 123", rendered with bwip-js) decoded in
+ * every engine worker when the first Scanner is built. Starting the threads alone leaves the
+ * first real decode at 100-500 ms (sharp's first image, the DotCode reader's first run, and
+ * zxing-wasm still in its baseline tier); reading real symbols once or twice warms those paths.
+ */
+const WARM_IMAGES = [
+  'iVBORw0KGgoAAAANSUhEUgAAAGQAAABkCAYAAABw4pVUAAAAHnRFWHRTb2Z0d2FyZQBid2lwLWpzLm1ldGFmbG9vci5jb21Tnbi0AAACRklEQVR4nO2YwaojQQwD5/9/evc8aYgRUncrjxLMaWxLdgVC8vxDVXpuB0BvAaRMACkTQMoEkDIBpEwAKdMI5Hmeo4+axz5A234/FxggZYEBUhYYINkDqPPd966/K4CE/V0BJOzvCiBhf1fHgbhfarsPMqltP4CU7QeQsv0AUrbfzwFR/Vx/gIh5AHI7MEDKAgOkK7Cbt30/gJTtB5Cy/QBStt/P/bm4u/70fkt9eqAqgHzUpweqAshHfXqgKoB81KsDdz/qQun3p/cDSNl+ACnbDyBl+8lAbssFqB7ktuoTAqRMACkTQNIGm78EJz83327/pV/uUA0AovXLHaoBQLR+uUM1AIjWnzaY6k8fLJ0nnW+Zpxq69QAZ5qmGbj1AhnmqoVsPkGGeG8DtVw+W7k8LIAABiLKf3H/cECDf+10D9WBq4N0HTwOz86gGagCAAAQgAAnmUQ3cejXwbSC7P1BLfXwgQKT8S318IECk/Et9fCBApPxL/VhxWe7B0h8At36cZ0/YLICUCSBlAshg2H4gt3/3PqP/6YAAGfxPBwTI4H86IEAG//RCcgATyO33aQEEINr89vdpAeSvAXG/5Nz57rzdUv0AslkAAQhAvunPAVHzyQcI19t5dgcACEAAApBgnt0BdgNJ570tgABEmy8vBBCAJFX/5+Lp/tMfoGW+GjgeACDv+WrgeACAvOergeMBAPKe7wZOP2oe+wBmvjRAgAAEIF/zpAMDxMt7/5cQegkgZQJImQBSJoCUCSBlAkiZAFKm/2L5Ek1HDRj5AAAAAElFTkSuQmCC',
+  'iVBORw0KGgoAAAANSUhEUgAAAGUAAABJCAYAAAAkEuiCAAAAHnRFWHRTb2Z0d2FyZQBid2lwLWpzLm1ldGFmbG9vci5jb21Tnbi0AAACLklEQVR4nO2YyW7EMAxD8/8/7d4GRZZqoWgpUxLoIbBEyXleMj2WNE5HdwPSVYIyUIIyUIIyUIIyUIIyUIIyUC4ox3F8/jLjqNj12flRfzPqt+GdsTWOil2fnZ/xFxRBiUtQHIUzz5Zfdb3oC0bj0fle4l1RDwUyK6N7HBXbfwlKXIIiKLnGKp4tf3QcfYGoXzg+1eVDwY6Vi/Y3MV9QBuYLysB8yp1ixUf9UaH9Vueb/SITZKz8bn/2uKvH6kmh6vYXlIH+r4RyLrwjnn3HoOPV/dI/hdCVw945qBj9CQooQREUXyOMeCu/+k5Ax9vvlO6V2/31hI675hhOEBRBidafPu6aoyuo+My0/KP1o/1Vj1e/HzOLvTMmrExm/ynPjqIRf0HZVDTiLyiOwnfPcBPkOyIaX+0X1bivr27/7p23BEVQXuH/Sihrw++C7juLPT+z39QsHwpmVt70ndExP0ERFEHZAuVcuOI5Wq+7P3T8Eu+KCoi9M9j57J3r6rHcUFBgCcq3QkHP4Oo7IhqP9lMt+tdXd/4bdsZZgiIo+/P/JZS14YxH86N+0fmifpf8VNZfhuSV273yd9QXlM3zc9Uo7NfVVPd49/xcNaKNZOLRMx59rha7HzMKJc/OZ++Mjv4EBZSgCMq98d1zND58xoL1UL/q/kw/V9RDgczKYK/s6f15JCiCIigepSruPrO/rT9L/f8SlS4SlIESlIESlIESlIESlIESlIESlIH6AR9U6z63TfuYAAAAAElFTkSuQmCC',
+];
+let warming: Promise<void> | null = null;
+
+function warmEngine(): Promise<void> {
+  warming ??= (async () => {
+    await engine.warmUp();
+    const lanes = Math.max(1, engine.engineInfo().workers);
+    const images = WARM_IMAGES.map((b) => Buffer.from(b, 'base64'));
+    for (let round = 0; round < 2; round += 1) {
+      for (const img of images) await Promise.all(Array.from({ length: lanes }, () => engine.decode(img)));
+    }
+  })().catch(() => { /* a broken engine shows itself on the first real decode */ });
+  return warming;
+}
+
 const isoDay = (unix: number): string => new Date(unix * 1000).toISOString().slice(0, 10);
 
 /**
@@ -141,11 +165,8 @@ export class Scanner {
     this.sdkLicensed = p.features.includes('sdk');
     this.gs1Mode = options.parseGs1 === false ? 'off' : 'auto';
 
-    // Warm the engine now so the first decode is not the slow one; failures surface on decode.
-    if (this.sdkLicensed) {
-      const warmUp = (engine as { warmUp?: () => Promise<unknown> | unknown }).warmUp;
-      if (typeof warmUp === 'function') Promise.resolve().then(() => warmUp()).catch(() => {});
-    }
+    // Warm the engine now (once per process) so the first decode is not the slow one.
+    if (this.sdkLicensed) void warmEngine();
 
     if (options.telemetry === false) {
       this.telemetry = null;
