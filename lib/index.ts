@@ -15,3 +15,7 @@ export { Scanner } from './scanner';
 export type { ScannerOptions, ScannerLicense, ScanOptions, ScanResult, ScanSymbol, ScanAllResult } from './scanner';
 export { LicenseError } from './errors';
 export type { LicenseErrorCode } from './errors';
+
+// GS1: the parser behind `gs1` and `fields` (docs/gs1.md), usable on any payload.
+export { parseGs1, aiLabel, fieldsOf, GS1_ERROR_CODES, GS1_JSON_SCHEMA } from './gs1';
+export type { Gs1Element, Gs1Error, Gs1ErrorCode, ParseGs1Options } from './gs1';
