@@ -55,8 +55,8 @@ function parseLine(line) {
   return entry;
 }
 
-function main() {
-  const text = fs.readFileSync(dictPath, 'utf8');
+/** The TypeScript source of lib/gs1/ai-table.ts for a dictionary's text. */
+function render(text) {
   const entries = [];
   for (const line of text.split(/\r?\n/)) {
     if (line.startsWith('#')) continue;
@@ -84,9 +84,14 @@ export const AI_RANGES: readonly AiRange[] = [
 ${lines.join('\n')}
 ];
 `;
-  fs.writeFileSync(outPath, out);
-  console.log(`wrote ${path.relative(repoRoot, outPath)}: ${entries.length} rows`);
+  return { source: out, rows: entries.length };
+}
+
+function main() {
+  const { source, rows } = render(fs.readFileSync(dictPath, 'utf8'));
+  fs.writeFileSync(outPath, source);
+  console.log(`wrote ${path.relative(repoRoot, outPath)}: ${rows} rows`);
 }
 
 if (require.main === module) main();
-module.exports = { parseLine };
+module.exports = { parseLine, render };

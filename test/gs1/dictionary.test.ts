@@ -114,3 +114,13 @@ describe('docs/gs1.md', () => {
     assert.deepStrictEqual(missing, []);
   });
 });
+
+describe('tools/gen-gs1-table.js', () => {
+  it('regenerates exactly the committed lib/gs1/ai-table.ts from the dictionary (the table is not stale)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const gen = require(path.join(repoRoot(), 'tools', 'gen-gs1-table.js')) as { render(text: string): { source: string } };
+    const fresh = gen.render(fs.readFileSync(dictionaryPath(), 'utf8')).source;
+    const committed = fs.readFileSync(path.join(repoRoot(), 'lib', 'gs1', 'ai-table.ts'), 'utf8');
+    assert.ok(fresh === committed, 'lib/gs1/ai-table.ts differs from the generator output: run node tools/gen-gs1-table.js');
+  });
+});
