@@ -112,6 +112,8 @@ export async function startTestServer(): Promise<TestServer> {
 // ---------------------------------------------------------------------------------------------
 // Browser
 
+export const INSECURE_HOST = 'scanner.insecure.test';
+
 export async function launchWithVideo(executablePath: string, y4m: string): Promise<Browser> {
   return chromium.launch({
     executablePath,
@@ -122,6 +124,8 @@ export async function launchWithVideo(executablePath: string, y4m: string): Prom
       '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
       `--use-file-for-fake-video-capture=${y4m}`,
       '--autoplay-policy=no-user-gesture-required',
+      // A name that is not localhost: a page served from it over http is not a secure context.
+      `--host-resolver-rules=MAP ${INSECURE_HOST} 127.0.0.1`,
     ],
   });
 }
@@ -146,4 +150,29 @@ export const INSTRUMENT = `
     configurable: true,
     value: function (pattern) { window.__vibrations.push(pattern); return true; },
   });
+`;
+
+/**
+ * Camera instrumentation: records getUserMedia constraints, pretends the device has a second
+ * camera, a torch and continuous focus, and records applyConstraints calls, so the page's camera
+ * logic (rear camera first, then the granted device pinned; picker; torch; focus) is observable
+ * with chromium's single fake camera.
+ */
+export const CAMERA_INSTRUMENT = `
+  window.__gum = [];
+  window.__applied = [];
+  const md = navigator.mediaDevices;
+  const gum = md.getUserMedia.bind(md);
+  md.getUserMedia = (c) => { window.__gum.push(JSON.parse(JSON.stringify(c))); return gum(c); };
+  const enumerate = md.enumerateDevices.bind(md);
+  md.enumerateDevices = async () => {
+    const list = await enumerate();
+    const extra = { deviceId: 'second-camera', groupId: 'g2', kind: 'videoinput', label: 'Back Ultra Wide Camera', toJSON() { return this; } };
+    return [...list, extra];
+  };
+  const caps = MediaStreamTrack.prototype.getCapabilities;
+  MediaStreamTrack.prototype.getCapabilities = function () {
+    return { ...caps.call(this), torch: true, focusMode: ['manual', 'continuous'] };
+  };
+  MediaStreamTrack.prototype.applyConstraints = function (c) { window.__applied.push(JSON.parse(JSON.stringify(c))); return Promise.resolve(); };
 `;

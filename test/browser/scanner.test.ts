@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   findChromium, startTestServer, TestServer, renderSymbol, writeY4m, launchWithVideo, INSTRUMENT, engineReads,
+  CAMERA_INSTRUMENT, INSECURE_HOST,
 } from './harness';
 import * as engine from '../../lib/engine';
 
@@ -139,6 +140,44 @@ if (!chromiumPath) {
         await ctx.close();
       });
 
+      it('opens the rear camera, then pins the granted camera; offers a picker, the torch and continuous focus', async () => {
+        const { key } = await srv.licence({ seats: 3, features: ['scanner'] });
+        const ctx = await b.newContext();
+        await ctx.addInitScript(CAMERA_INSTRUMENT);
+        const page = await newScannerPage(ctx, srv.url);
+        await enterKey(page, key);
+        await waitState(page, 'ready');
+        await page.locator('#cameraPicker').waitFor({ state: 'visible' });
+        const gum = await page.evaluate(() => window.__gum);
+        assert.deepEqual(gum[0].video.facingMode, { ideal: 'environment' }, 'first visit asks for the rear camera');
+        const pinned = await page.evaluate(() => localStorage.getItem('dotcode.scanner.camera_id'));
+        assert.ok(pinned && pinned !== 'second-camera', 'the granted camera is pinned');
+        assert.deepEqual(await page.$$eval('#cameraPicker option', (o: any[]) => o.map((x) => x.textContent)).then((l) => l.length), 2);
+        assert.deepEqual(await page.evaluate(() => window.__applied), [{ advanced: [{ focusMode: 'continuous' }] }], 'focus applied after start');
+        await page.locator('#torch').waitFor({ state: 'visible' });
+        await page.click('#torch');
+        assert.equal(await page.getAttribute('#torch', 'aria-pressed'), 'true');
+        assert.deepEqual((await page.evaluate(() => window.__applied)).slice(-1), [{ advanced: [{ torch: true }] }]);
+        // Reopened: the pinned camera is asked for by id, not by facing mode.
+        await page.reload();
+        await waitState(page, 'ready');
+        const again = await page.evaluate(() => window.__gum);
+        assert.deepEqual(again[0].video.deviceId, { exact: pinned });
+        await ctx.close();
+      });
+
+      it('explains the HTTPS requirement when the page is not a secure context', async () => {
+        const { key } = await srv.licence({ seats: 3, features: ['scanner'] });
+        const ctx = await b.newContext();
+        const page = await ctx.newPage();
+        await page.goto(`${srv.url.replace('localhost', INSECURE_HOST)}/scanner`);
+        await enterKey(page, key);
+        await page.locator('#camMessage').waitFor({ state: 'visible' });
+        assert.match(await page.textContent('#camMessage') ?? '', /camera needs a secure connection.*https:\/\//s);
+        await page.screenshot({ path: path.join(DOCS, 'scanner-https.png') });
+        await ctx.close();
+      });
+
       it('refuses an SDK-only licence and an expired licence with the SPEC messages', async () => {
         const ctx = await b.newContext();
         const page = await newScannerPage(ctx, srv.url);
@@ -237,12 +276,15 @@ if (!chromiumPath) {
           this.skip();
         }
         const b = await browser(dotVideo);
-        const ctx = await b.newContext();
+        // A phone-sized screen: the layout stacks the video over the result.
+        const ctx = await b.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
         const page = await newScannerPage(ctx, srv.url);
         await enterKey(page, (await srv.licence({ seats: 2, features: ['scanner'] })).key);
         await page.waitForFunction((t) => document.getElementById('rawText')?.textContent === t, DOTCODE_TEXT, { timeout: 20000 });
         assert.equal(await page.textContent('#resultFormat'), 'DotCode');
         assert.equal(await page.evaluate(() => window.__beeps), 1);
+        await page.waitForFunction(() => /^[1-9][0-9.]* frames\/s/.test(document.getElementById('fps')?.textContent ?? ''));
+        await page.screenshot({ path: path.join(DOCS, 'scanner-mobile.png'), fullPage: true });
         await ctx.close();
       });
     });
