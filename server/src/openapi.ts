@@ -176,6 +176,24 @@ export function openapiDocument(): Record<string, unknown> {
           },
         },
       },
+      '/scanner': { get: { summary: 'The Live Scanner page (SPEC 4.6); its socket is /v1/scanner/live (licence key in the first message)', operationId: 'scannerPage',
+        responses: { 200: { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+      '/portal': { get: { summary: 'The customer portal page (sign in with an API key or a licence key)', operationId: 'portalPage',
+        responses: { 200: { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+      '/v1/portal/session': {
+        post: {
+          summary: 'Portal data for a key: usage and daily scans (API key) or licence, machines and seats (licence key)', operationId: 'portalSession',
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } } } } },
+          responses: {
+            200: { description: 'The portal view of the key.', content: { 'application/json': { schema: { type: 'object' } } } },
+            400: error('Not a JSON body {key}.', ['bad_request']),
+            401: error('The key is not recognised.', ['invalid_key']),
+            413: error('Body over 16 KB.', ['body_too_large']),
+            429: error('Too many sign-in attempts from this address.', ['rate_limited'], ['Retry-After']),
+            503: error('The store is unreachable.', ['store_unavailable'], ['Retry-After']),
+          },
+        },
+      },
       '/healthz': {
         get: {
           summary: 'Liveness and store reachability', operationId: 'health',
