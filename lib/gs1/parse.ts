@@ -91,10 +91,12 @@ function formatNumeric(def: AiDef, raw: string): string | null {
  * Checks a value against its AI's components (lengths, character sets, linters) and computes the
  * formatted form. Errors go to ctx; returns the element to keep.
  */
-function checkValue(ctx: Ctx, def: AiDef, raw: string, position: number): ParsedElement {
+function checkValue(ctx: Ctx, def: AiDef, raw: string, position: number, offsets?: number[]): ParsedElement {
   const el: ParsedElement = { def, raw, position, mismatch: false, hasErrors: false };
+  // offsets[i]: where raw[i] sits in the text (the bracketed form's "\(" escapes shift them).
+  const where = (at: number) => (offsets ? offsets[Math.min(at, offsets.length - 1)] : position + at);
   const fail = (code: Gs1ErrorCode, message: string, at: number) => {
-    ctx.errors.push({ ai: def.ai, code, message: `${tag(def)}: ${message}`, position: position + at });
+    ctx.errors.push({ ai: def.ai, code, message: `${tag(def)}: ${message}`, position: where(at) });
     el.hasErrors = true;
   };
   const dates: string[] = [];
@@ -240,10 +242,13 @@ function parseBracketed(ctx: Ctx, s: string, base: number): boolean {
       return false;
     }
     let value = '';
+    const offsets: number[] = [];
     let k = close + 1;
     while (k < s.length && s[k] !== '(') {
+      offsets.push(base + k);
       if (s[k] === '\\' && s[k + 1] === '(') { value += '('; k += 2; } else { value += s[k]; k++; }
     }
+    offsets.push(base + k); // one past the end, for faults reported after the last character
     const def = aiDef(ai);
     if (!def) {
       // The brackets give the boundary, so the following elements can still be read.
@@ -251,7 +256,7 @@ function parseBracketed(ctx: Ctx, s: string, base: number): boolean {
     } else if (value === '') {
       ctx.errors.push({ ai, code: 'invalid_length', position: base + close + 1, message: `${tag(def)}: empty value` });
     } else {
-      ctx.elements.push(checkValue(ctx, def, value, base + close + 1));
+      ctx.elements.push(checkValue(ctx, def, value, base + close + 1, offsets));
     }
     pos = k;
   }

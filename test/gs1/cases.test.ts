@@ -206,6 +206,7 @@ add(
     elements: [['01', GTIN], ['17', '261231', '2026-12-31'], ['10', 'ABC']], hri: `(01)${GTIN}(17)261231(10)ABC` },
   { name: 'bracketed form is not parsed in auto mode', text: `(01)${GTIN}(17)261231`, mode: 'auto', isNull: true },
   { name: 'bracketed form: escaped "(" in data', text: `(01)${GTIN}(10)A\\(B`, codes: [], fields: { '01': GTIN, '10': 'A(B' } },
+  { name: 'bracketed form: error positions count the escape characters', text: `(01)${GTIN}(10)A\\(B C`, codes: ['invalid_character'], positions: [26] },
   { name: 'bracketed form: unknown AI is skipped, later elements kept', text: `(01)${GTIN}(89)X(10)ABC`, codes: ['unknown_ai'], errorAis: ['89'],
     elements: [['01', GTIN], ['10', 'ABC']] },
   { name: 'bracketed form: wrong length of a fixed AI', text: `(01)${GTIN}1`, codes: ['invalid_length'] },
