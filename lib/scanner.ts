@@ -100,6 +100,8 @@ const WARM_IMAGES = [
   'iVBORw0KGgoAAAANSUhEUgAAAGUAAABJCAYAAAAkEuiCAAAAHnRFWHRTb2Z0d2FyZQBid2lwLWpzLm1ldGFmbG9vci5jb21Tnbi0AAACLklEQVR4nO2YyW7EMAxD8/8/7d4GRZZqoWgpUxLoIbBEyXleMj2WNE5HdwPSVYIyUIIyUIIyUIIyUIIyUIIyUC4ox3F8/jLjqNj12flRfzPqt+GdsTWOil2fnZ/xFxRBiUtQHIUzz5Zfdb3oC0bj0fle4l1RDwUyK6N7HBXbfwlKXIIiKLnGKp4tf3QcfYGoXzg+1eVDwY6Vi/Y3MV9QBuYLysB8yp1ixUf9UaH9Vueb/SITZKz8bn/2uKvH6kmh6vYXlIH+r4RyLrwjnn3HoOPV/dI/hdCVw945qBj9CQooQREUXyOMeCu/+k5Ax9vvlO6V2/31hI675hhOEBRBidafPu6aoyuo+My0/KP1o/1Vj1e/HzOLvTMmrExm/ynPjqIRf0HZVDTiLyiOwnfPcBPkOyIaX+0X1bivr27/7p23BEVQXuH/Sihrw++C7juLPT+z39QsHwpmVt70ndExP0ERFEHZAuVcuOI5Wq+7P3T8Eu+KCoi9M9j57J3r6rHcUFBgCcq3QkHP4Oo7IhqP9lMt+tdXd/4bdsZZgiIo+/P/JZS14YxH86N+0fmifpf8VNZfhuSV273yd9QXlM3zc9Uo7NfVVPd49/xcNaKNZOLRMx59rha7HzMKJc/OZ++Mjv4EBZSgCMq98d1zND58xoL1UL/q/kw/V9RDgczKYK/s6f15JCiCIigepSruPrO/rT9L/f8SlS4SlIESlIESlIESlIESlIESlIESlIH6AR9U6z63TfuYAAAAAElFTkSuQmCC',
 ];
 let warming: Promise<void> | null = null;
+/** Set by the first real decode: the warm-up then stops, so it never queues ahead of real work. */
+let realWorkStarted = false;
 
 function warmEngine(): Promise<void> {
   warming ??= (async () => {
@@ -107,7 +109,10 @@ function warmEngine(): Promise<void> {
     const lanes = Math.max(1, engine.engineInfo().workers);
     const images = WARM_IMAGES.map((b) => Buffer.from(b, 'base64'));
     for (let round = 0; round < 2; round += 1) {
-      for (const img of images) await Promise.all(Array.from({ length: lanes }, () => engine.decode(img)));
+      for (const img of images) {
+        if (realWorkStarted) return;
+        await Promise.all(Array.from({ length: lanes }, () => engine.decode(img)));
+      }
     }
   })().catch(() => { /* a broken engine shows itself on the first real decode */ });
   return warming;
@@ -200,6 +205,7 @@ export class Scanner {
   /** The licence gate of every decode: null when decoding may run, else the SPEC 7.2 error. */
   private gate(): string | null {
     if (this.closed) throw new Error('this Scanner is closed; create a new one');
+    realWorkStarted = true;
     if (!this.sdkLicensed) return 'feature_not_licensed';
     if (Date.now() / 1000 >= this.graceEnds) return 'license_expired:renew_required';
     return null;
