@@ -174,6 +174,8 @@ if (!chromiumPath) {
         await enterKey(page, key);
         await page.locator('#camMessage').waitFor({ state: 'visible' });
         assert.match(await page.textContent('#camMessage') ?? '', /camera needs a secure connection.*https:\/\//s);
+        await waitState(page, 'camera-off');
+        assert.equal(await page.textContent('#status'), 'Camera off');
         await page.screenshot({ path: path.join(DOCS, 'scanner-https.png') });
         await ctx.close();
       });

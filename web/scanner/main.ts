@@ -93,6 +93,7 @@ let reconnectDelay = 1000;
 let reconnectTimer: number | undefined;
 
 let stream: MediaStream | null = null;
+let cameraFailed = false; // the last attempt to open the camera failed (message shown over the video)
 let track: MediaStreamTrack | null = null;
 let torchOn = false;
 
@@ -236,11 +237,8 @@ function onServerMessage(msg: ServerMsg): void {
     const lic = msg.license;
     el.org.textContent = `${lic.org} · ${lic.plan}`;
     show(el.org, true);
-    if (lic.in_grace) {
-      setStatus(`Scanning · licence ended ${fmtDate(lic.exp)}, renew by ${fmtDate(lic.grace_ends ?? null)}`, 'warn', 'ready');
-    } else {
-      setStatus('Scanning', 'ok', 'ready');
-    }
+    readyLicence = lic;
+    showReadyStatus();
     scheduleFrame(0);
   } else if (msg.type === 'error') {
     refused = true;
@@ -334,6 +332,8 @@ async function openCamera(chosenId?: string): Promise<void> {
     setStatusCamera();
     return;
   }
+  cameraFailed = false;
+  showReadyStatus();
   track = stream.getVideoTracks()[0] ?? null;
   el.video.srcObject = stream;
   try { await el.video.play(); } catch { /* autoplay of a muted inline video is allowed; ignore */ }
@@ -345,8 +345,18 @@ async function openCamera(chosenId?: string): Promise<void> {
 }
 
 function setStatusCamera(): void {
-  if (!sessionReady) return;
-  setStatus('Camera off', 'warn', 'camera-off');
+  cameraFailed = true;
+  showReadyStatus();
+}
+
+/** The status line once the licence is accepted: depends on the camera and the licence term. */
+let readyLicence: ReadyMsg['license'] | null = null;
+function showReadyStatus(): void {
+  if (!sessionReady || !readyLicence) return; // the ready message will call this again
+  if (cameraFailed) setStatus('Camera off', 'warn', 'camera-off');
+  else if (readyLicence.in_grace) {
+    setStatus(`Scanning · licence ended ${fmtDate(readyLicence.exp)}, renew by ${fmtDate(readyLicence.grace_ends ?? null)}`, 'warn', 'ready');
+  } else setStatus('Scanning', 'ok', 'ready');
 }
 
 async function fillCameraPicker(currentId?: string): Promise<void> {
