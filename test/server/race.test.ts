@@ -46,7 +46,7 @@ forEachStore('quota race', (kind) => {
 });
 
 /** `dotcode serve` in its own process; resolves with its URL once it listens. */
-function serveProcess(args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+export function serveProcess(args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const bin = path.resolve(__dirname, '..', '..', '..', 'bin', 'dotcode.js');
   const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {

@@ -84,3 +84,44 @@ describe('store outage [a Redis of our own]', function () {
     }
   });
 });
+
+describe('crash safety [SQLite, SIGKILL mid-load]', function () {
+  it('after a SIGKILL and a restart, used is the answered scans plus at most those in flight', async () => {
+    const { serveProcess } = await import('./race.test');
+    const dataDir = tempDir('crash');
+    const { SqliteStore } = await import('../../server/src/store/sqlite');
+    const pathMod = await import('node:path');
+    const setup = new SqliteStore(pathMod.join(dataDir, 'dotcode.sqlite'));
+    const c = await customer(setup, 10_000);
+    await setup.close();
+    const env = { DOTCODE_RATE_LIMIT: '100000/1000', DOTCODE_LOG_LEVEL: 'warn' };
+    const first = await serveProcess(['--data', dataDir], env);
+    let answered = 0, inFlight = 0, failed = 0, killed = false, inFlightAtKill = 0;
+    // 8 clients in a loop until the kill; the kill comes after 40 answers
+    const client = async () => {
+      while (!killed) {
+        inFlight++;
+        try {
+          const a = await request(`${first.url}/v1/decode`, { body: DOTCODE_PNG, headers: { 'X-API-Key': c.key } });
+          if (a.status === 200) answered++;
+        } catch { failed++; }
+        inFlight--;
+        if (answered >= 40 && !killed) { killed = true; inFlightAtKill = inFlight; first.child.kill('SIGKILL'); }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, () => client()));
+    if (first.child.exitCode === null && first.child.signalCode === null) await new Promise((r) => first.child.once('exit', r));
+    const second = await serveProcess(['--data', dataDir], env);
+    try {
+      const u = await request(`${second.url}/v1/usage`, { headers: { 'X-API-Key': c.key } });
+      assert.equal(u.status, 200);
+      assert.ok(u.body.used >= answered, `used ${u.body.used} < answered ${answered}: a scan was lost`);
+      assert.ok(u.body.used <= answered + inFlightAtKill, `used ${u.body.used} > answered ${answered} + in flight ${inFlightAtKill}`);
+      assert.ok(failed <= inFlightAtKill);
+      assert.equal((await request(`${second.url}/v1/decode`, { body: DOTCODE_PNG, headers: { 'X-API-Key': c.key } })).status, 200);
+    } finally {
+      second.child.kill('SIGTERM');
+      await new Promise((r) => second.child.once('exit', r));
+    }
+  });
+});
