@@ -21,7 +21,7 @@ struct Reading {
 
 // Decodes one canonical reading given as the input indices in bit-stream order.
 bool decodeReading(const DotGrid& grid, const SymbolLayout& layout, const std::vector<int>& sources,
-                   float margin, Reading& out) {
+                   float margin, int minSpare, Reading& out) {
   std::vector<uint8_t> bits(layout.dots), weak(layout.dots);
   for (int i = 0; i < layout.dots; ++i) {
     const float v = grid.value[sources[i]];
@@ -39,7 +39,7 @@ bool decodeReading(const DotGrid& grid, const SymbolLayout& layout, const std::v
   out.symbol.ecBudget = layout.checkWords;
   out.cost = 0;
   for (int c : corr.blockCost) out.cost += c;
-  out.spare = corr.hasSpare();
+  out.spare = corr.hasSpare(minSpare);
   return true;
 }
 
@@ -66,6 +66,7 @@ std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecode
     }
   const bool tryParity[2] = {ink[0] >= ink[1], ink[1] >= ink[0]};
   const float margin = options.erasureMargin;
+  const int minSpare = std::max(1, options.minSpareCheckWords);
 
   std::vector<std::vector<int>> seen;  // distinct readings already tried
   std::vector<Reading> decoded;
@@ -84,7 +85,7 @@ std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecode
     if (std::find(seen.begin(), seen.end(), sources) != seen.end()) continue;
     seen.push_back(sources);
     Reading reading;
-    if (!decodeReading(grid, layoutFor(H, W), sources, margin, reading)) continue;
+    if (!decodeReading(grid, layoutFor(H, W), sources, margin, minSpare, reading)) continue;
     reading.symbol.rows = H;
     reading.symbol.cols = W;
     reading.symbol.orientation = t;
@@ -95,7 +96,8 @@ std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecode
 
   // FORMAT.md 7: keep the reading that needed the fewest corrections; a tie between different
   // contents is refused; the kept reading must leave spare redundancy in every block, because a
-  // mirror image can pass RS only by spending all of it (seen in 2 of the 79 vectors).
+  // mirror image can pass RS only by spending all of it (seen in 2 of the 79 vectors), and a
+  // corrupted grid beyond the budget can land on another codeword (options.minSpareCheckWords).
   std::stable_sort(decoded.begin(), decoded.end(), [](const Reading& a, const Reading& b) { return a.cost < b.cost; });
   const Reading& best = decoded[0];
   for (size_t k = 1; k < decoded.size(); ++k)

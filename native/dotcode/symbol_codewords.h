@@ -25,9 +25,10 @@ struct Correction {
   int errors = 0, erasures = 0;
   std::vector<int> blockCost;    // erasures + 2*errors per block
   std::vector<int> blockBudget;  // check words per block
-  bool hasSpare() const {        // at least one check word left unused in every block
+  // At least `spare` check words left unused in every block.
+  bool hasSpare(int spare = 1) const {
     for (std::size_t j = 0; j < blockCost.size(); ++j)
-      if (blockCost[j] >= blockBudget[j]) return false;
+      if (blockCost[j] > blockBudget[j] - spare) return false;
     return true;
   }
 };

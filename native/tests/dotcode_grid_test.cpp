@@ -117,9 +117,10 @@ TEST("dotcode grid: flips, weak dots and substituted codewords within budget dec
     const dc::SymbolLayout& l = b.layout;
     const std::vector<int> order = dc::bitOrder(H, W);
     dc::DotGrid g = gridOf(H, W, b.dots);
-    // Budget per block, keeping one check word spare (the decoder demands it).
+    // Budget per block, keeping the spare check words the decoder demands.
+    const int spare = dc::GridDecodeOptions{}.minSpareCheckWords;
     std::vector<int> left(l.blocks);
-    for (int j = 0; j < l.blocks; ++j) left[j] = dc::blockCheckWords(l, j) - 1;
+    for (int j = 0; j < l.blocks; ++j) left[j] = dc::blockCheckWords(l, j) - spare;
     std::vector<int> slots;
     for (int s = 1; s < l.totalWords; ++s) slots.push_back(s);
     for (int i = static_cast<int>(slots.size()) - 1; i > 0; --i) std::swap(slots[i], slots[rng.below(i + 1)]);
@@ -190,22 +191,30 @@ TEST("dotcode grid: damage beyond budget fails cleanly, never a wrong text") {
   CHECK(refused > trials / 2);
 }
 
-TEST("dotcode grid: a reading that spends the whole budget is refused (mirror rule)") {
+TEST("dotcode grid: a reading without the required spare check words is refused (mirror rule)") {
   Rng rng(5);
   const Built b = build(rng, 16, 23, 10, 1);
   const dc::SymbolLayout& l = b.layout;
   REQUIRE(l.blocks == 1);
   const std::vector<int> order = dc::bitOrder(16, 23);
+  for (int spare = 1; spare <= 3; ++spare) {
+    dc::GridDecodeOptions opts;
+    opts.minSpareCheckWords = spare;
+    dc::DotGrid g = gridOf(16, 23, b.dots);
+    const int allowed = l.checkWords - spare;
+    for (int s = 1; s <= allowed + 1; ++s) g.value[order[slotBits(s)[0]]] = 0.5f;  // one too many
+    CHECK(!dc::decodeDotGrid(g, opts).has_value());
+    const int last = order[slotBits(allowed + 1)[0]];
+    g.value[last] = b.dots[last];  // now exactly the allowed number of erasures
+    const auto s = dc::decodeDotGrid(g, opts);
+    CHECK(s.has_value() && s->bytes == b.text && s->erasuresCorrected == allowed);
+  }
+  // Spare 0 is treated as 1: a reading that spends all check words is never accepted.
+  dc::GridDecodeOptions zero;
+  zero.minSpareCheckWords = 0;
   dc::DotGrid g = gridOf(16, 23, b.dots);
-  for (int s = 1; s <= l.checkWords; ++s) g.value[order[slotBits(s)[0]]] = 0.5f;  // NC erasures
-  CHECK(!dc::decodeDotGrid(g).has_value());
-  g.value[order[slotBits(l.checkWords)[0]]] = b.dots[order[slotBits(l.checkWords)[0]]];  // NC-1
-  const auto s = dc::decodeDotGrid(g);
-  CHECK(s.has_value() && s->bytes == b.text);
-  // With the erasure margin off, 0.5 reads as a dot, so the damage becomes plain slot errors.
-  dc::GridDecodeOptions noWeak;
-  noWeak.erasureMargin = 0;
-  CHECK(!dc::decodeDotGrid(g, noWeak).has_value() || dc::decodeDotGrid(g, noWeak)->bytes == b.text);
+  for (int s = 1; s <= l.checkWords; ++s) g.value[order[slotBits(s)[0]]] = 0.5f;
+  CHECK(!dc::decodeDotGrid(g, zero).has_value());
 }
 
 TEST("dotcode grid: invalid grids return nothing") {

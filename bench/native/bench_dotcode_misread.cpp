@@ -1,0 +1,100 @@
+// Misread rate of decodeDotGrid on corrupted grids (issue 3): symbols built from random data,
+// damaged beyond what Reed-Solomon can correct, or replaced by random dot patterns. A "misread"
+// is a decode that returns bytes different from what the symbol holds. Goal: zero.
+// Usage: bench_dotcode_misread [grids=100000] [minSpare=1] [seed=1]
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "dotcode/codeword_table.h"
+#include "dotcode/data_decoder.h"
+#include "dotcode/dotcode_symbol.h"
+#include "dotcode/symbol_layout.h"
+#include "dotcode/symbol_writer.h"
+
+namespace {
+
+struct Rng {
+  uint64_t s;
+  uint64_t next() { s ^= s >> 12; s ^= s << 25; s ^= s >> 27; return s * 2685821657736338717ull; }
+  int below(int n) { return static_cast<int>(next() % static_cast<uint64_t>(n)); }
+};
+
+struct Counts { long grids = 0, refused = 0, exact = 0, misread = 0; };
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long total = argc > 1 ? std::atol(argv[1]) : 100000;
+  dc::GridDecodeOptions opts;
+  opts.minSpareCheckWords = argc > 2 ? std::atoi(argv[2]) : opts.minSpareCheckWords;
+  Rng rng{argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1};
+  const char* names[4] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)", "random dot patterns"};
+  Counts counts[4];
+  const auto start = std::chrono::steady_clock::now();
+  for (long g = 0; g < total; ++g) {
+    const int model = static_cast<int>(g % 4);
+    // Sizes biased to small symbols, where a miscorrection is most likely.
+    int H = 6 + (rng.below(3) == 0 ? rng.below(40) : rng.below(12));
+    int W = 5 + (rng.below(3) == 0 ? rng.below(60) : rng.below(14));
+    if ((H + W) % 2 == 0) ++W;
+    const dc::SymbolLayout l = dc::layoutFor(H, W);
+    if (!l.valid) { --g; continue; }
+    // Random message: set B text or set C digits, then padding by buildCodewords.
+    std::vector<int> data;
+    const int room = l.dataWords - 1;
+    const int len = 1 + rng.below(room);
+    if (rng.below(2)) { data.push_back(106); for (int i = 1; i < len; ++i) data.push_back(rng.below(95)); }
+    else { data.push_back(107); for (int i = 1; i < len; ++i) data.push_back(rng.below(100)); }
+    dc::DotCodeSymbol truth;
+    if (!dc::decodeDataCodewords(data, truth)) { --g; continue; }
+    const std::vector<int> words = dc::buildCodewords(l, data, rng.below(4));
+    std::vector<uint8_t> dots = dc::placeCodewords(l, words);
+    const std::vector<int> order = dc::bitOrder(H, W);
+    if (model == 0) {
+      const int flips = l.checkWords / l.blocks + 1 + rng.below(3 * l.checkWords / l.blocks + 4);
+      for (int k = 0; k < flips; ++k) { const int p = order[rng.below(l.dots)]; dots[p] ^= 1; }
+    } else if (model == 1) {
+      const int k0 = dc::blockCheckWords(l, 0);
+      const int n = k0 / 2 + 1 + rng.below(k0 / 2 + 2);
+      for (int i = 0; i < n; ++i) {
+        const int s = 1 + rng.below(l.totalWords - 1);
+        const int pattern = dc::codewordPattern((words[s] + 1 + rng.below(112)) % 113);
+        for (int b = 0; b < 9; ++b) dots[order[2 + 9 * (s - 1) + b]] = (pattern >> (8 - b)) & 1;
+      }
+    } else if (model == 2) {
+      const int r0 = rng.below(H), c0 = rng.below(W), h = 2 + rng.below(H / 2 + 1), w = 2 + rng.below(W / 2 + 1);
+      for (int r = r0; r < H && r < r0 + h; ++r)
+        for (int c = c0; c < W && c < c0 + w; ++c)
+          if ((r + c) % 2 == 0) dots[r * W + c] = static_cast<uint8_t>(rng.below(2));
+    } else {
+      for (int p : order) dots[p] = static_cast<uint8_t>(rng.below(2));
+    }
+    dc::DotGrid grid;
+    grid.rows = H;
+    grid.cols = W;
+    grid.value.reserve(dots.size());
+    for (uint8_t d : dots) grid.value.push_back(d ? 1.0f : 0.0f);
+    const auto got = dc::decodeDotGrid(grid, opts);
+    Counts& c = counts[model];
+    ++c.grids;
+    if (!got) ++c.refused;
+    else if (got->bytes == truth.bytes) ++c.exact;
+    else ++c.misread;
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  long grids = 0, misreads = 0;
+  std::printf("minSpareCheckWords=%d\n", opts.minSpareCheckWords);
+  for (int m = 0; m < 4; ++m) {
+    std::printf("%-38s grids %7ld  refused %7ld  exact %7ld  misread %5ld\n", names[m], counts[m].grids, counts[m].refused,
+                counts[m].exact, counts[m].misread);
+    grids += counts[m].grids;
+    misreads += counts[m].misread;
+  }
+  std::printf("total: %ld corrupted grids, %ld misreads (rate %.2e), %.1f s\n", grids, misreads,
+              grids ? static_cast<double>(misreads) / grids : 0.0, secs);
+  return 0;
+}
