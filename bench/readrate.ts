@@ -79,12 +79,13 @@ async function main(): Promise<void> {
   console.log(`DotCode read rate: ${args.n} samples per category, seeds ${args.seed}..${args.seed + args.n - 1}, ` +
     `encoders bwip-js${zintAvailable() ? ' + zint' : ' (zint not on PATH)'}; ${os.cpus().length} cores, Node ${process.version}`);
 
-  const rows: Array<{ cat: Category; addon: Stats; engine: Stats | null; renderMs: number }> = [];
+  const rows: Array<{ cat: Category; addon: Stats; engine: Stats | null; renderMs: number; ceiling: number }> = [];
   let coldMs: number | null = null;
   for (const cat of args.categories) {
     const outs: Outcome[] = [];
     const engOuts: Outcome[] = [];
     let renderMs = 0;
+    let ceiling = 0;
     for (let i = 0; i < args.n; i++) {
       const t0 = Date.now();
       const s = await renderSample(cat, args.seed + i);
@@ -92,12 +93,17 @@ async function main(): Promise<void> {
       const o = runAddon(addon, s);
       if (coldMs === null) coldMs = o.ms;
       outs.push(o);
+      // Ceiling: would a perfect detector read it? (the decoding core on the printed grid)
+      if (s.truth && s.expected) {
+        const g = addon.decodeGrid({ rows: s.truth.rows, cols: s.truth.cols, values: s.truth.printed });
+        if (g && Buffer.from(g.bytes).equals(s.expected)) ceiling++;
+      }
       if (args.dump && (o.misread || o.falsePositive || (!o.read && s.expected))) await dumpFailure(args.dump, s, o);
       if (engine && s.encoded) engOuts.push(await runEngine(engine, s, s.encoded));
     }
     const st = summarize(cat, outs);
     const en = engOuts.length ? summarize(cat, engOuts) : null;
-    rows.push({ cat, addon: st, engine: en, renderMs });
+    rows.push({ cat, addon: st, engine: en, renderMs, ceiling });
     const goal = GOALS[cat];
     const verdict = goal === null
       ? (st.falsePositives === 0 ? 'ok' : 'FAIL')
@@ -105,6 +111,7 @@ async function main(): Promise<void> {
     console.log(`${cat.padEnd(12)} read ${pct(st.read, st.n).padStart(6)} (${st.read}/${st.n})  misreads ${st.misreads}  ` +
       `false+ ${st.falsePositives}  errors ${st.errors}  median ${ms(st.medianMs)} ms  p95 ${ms(st.p95Ms)} ms` +
       (en ? `  | engine read ${pct(en.read, en.n)} mis ${en.misreads} fp ${en.falsePositives} median ${ms(en.medianMs)} p95 ${ms(en.p95Ms)}` : '') +
+      (cat !== 'negative' ? `  ceiling ${ceiling}/${st.n}` : '') +
       `  [goal ${goal === null ? 'no false positives' : `${goal * 100}%`}: ${verdict}]` +
       (Object.keys(st.vias).length ? `  via ${JSON.stringify(st.vias)}` : ''));
   }
@@ -136,21 +143,23 @@ async function main(): Promise<void> {
   if (args.record) record(args, rows, speed, coldMs);
 }
 
-function record(args: Args, rows: Array<{ cat: Category; addon: Stats; engine: Stats | null }>,
+function record(args: Args, rows: Array<{ cat: Category; addon: Stats; engine: Stats | null; ceiling: number }>,
   speed: Array<{ label: string; median: number; p95: number; runs: number }>, coldMs: number | null): void {
   const file = path.join(REPO_ROOT, 'bench', 'RESULTS.md');
   const lines: string[] = [];
   lines.push('## DotCode read rate', '');
   lines.push(`Measured ${new Date().toISOString().slice(0, 10)} with \`node dist/bench/readrate.js --n ${args.n} --seed ${args.seed} --record\` ` +
     `(synthetic images from test/fixtures/dotcode-render, see docs/readrate.md; ${os.cpus().length} cores, Node ${process.version}). ` +
-    'Detector time: the addon\'s readImageSync on the grey buffer. Engine columns (JPEG categories): lib/engine decodeAll on the JPEG bytes, decoding included.', '');
-  lines.push('| category | goal | read rate | misreads | false positives | median ms | p95 ms | engine read | engine median ms | engine p95 ms |');
-  lines.push('|---|---|---|---|---|---|---|---|---|---|');
+    'Detector time: the addon\'s readImageSync on the grey buffer. Ceiling: samples whose printed dot grid the decoding core reads (what a perfect detector could read). ' +
+    'Engine columns (JPEG categories): lib/engine decodeAll on the JPEG bytes, decoding included.', '');
+  lines.push('| category | goal | read rate | misreads | false positives | median ms | p95 ms | ceiling | engine read | engine median ms | engine p95 ms |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const g = GOALS[r.cat];
     const e = r.engine;
     lines.push(`| ${r.cat} | ${g === null ? '0 false positives' : `>= ${g * 100}%`} | ${r.cat === 'negative' ? '-' : `${pct(r.addon.read, r.addon.n)} (${r.addon.read}/${r.addon.n})`} | ` +
       `${r.addon.misreads} | ${r.cat === 'negative' ? r.addon.falsePositives : '-'} | ${ms(r.addon.medianMs)} | ${ms(r.addon.p95Ms)} | ` +
+      `${r.cat === 'negative' ? '-' : `${r.ceiling}/${r.addon.n}`} | ` +
       `${e ? (r.cat === 'negative' ? `fp ${e.falsePositives}` : pct(e.read, e.n)) : '-'} | ${e ? ms(e.medianMs) : '-'} | ${e ? ms(e.p95Ms) : '-'} |`);
   }
   if (speed.length) {

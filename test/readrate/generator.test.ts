@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import {
-  bwipMatrix, CATEGORIES, gs1CheckDigit, gs1ElementString, renderClean, renderSample, Rng,
+  bwipMatrix, CATEGORIES, codewordLayout, damageCost, gs1CheckDigit, gs1ElementString, renderClean, renderSample, Rng,
   zintAvailable, zintMatrix, type DotMatrix, type Gs1Element, type Sample,
 } from '../fixtures/dotcode-render';
 
@@ -128,6 +128,19 @@ describe('DotCode generator (synthetic read-rate images)', function () {
         { mask: mask ? Number(mask.slice(7)) : undefined, cols: cols ? Number(cols.slice(7)) : undefined });
       assert.equal(`${m.rows}x${m.cols}`, `${v.rows}x${v.cols}`, v.desc);
       assert.deepEqual(matrixRows(m), v.matrix, v.desc);
+    }
+  });
+
+  it('codeword layout (capacity.ts) agrees with every vector: codeword count, 5-dot patterns', () => {
+    for (const v of loadVectors() as Array<Vector & { codewords: number[] }>) {
+      const bits = Uint8Array.from(v.matrix.join(''), (ch) => (ch === '1' ? 1 : 0));
+      const L = codewordLayout(v.rows, v.cols);
+      assert.equal(L.nw, v.codewords.length, v.desc);
+      // Every codeword pattern has 5 dots; "prime" masks may spoil one (FORMAT.md 6).
+      const off = L.positions.slice(1).filter((p) => p.reduce((n, i) => n + bits[i], 0) !== 5).length;
+      assert.ok(off <= 1, `${v.desc}: ${off} codewords without 5 dots`);
+      const m = { rows: v.rows, cols: v.cols, bits } as DotMatrix;
+      assert.equal(damageCost(m, bits).erasures + damageCost(m, bits).errors, 0);
     }
   });
 
