@@ -68,21 +68,50 @@ std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecode
   const float margin = options.erasureMargin;
   const int minSpare = std::max(1, options.minSpareCheckWords);
 
-  std::vector<std::vector<int>> seen;  // distinct readings already tried
+  // Bit orders of the two canonical sizes a transform can produce, as (row, col) pairs.
+  struct Order {
+    int rows = -1, cols = -1;
+    std::vector<int> r, c;
+  };
+  Order orders[2];
+  auto orderFor = [&](int H, int W) -> const Order& {
+    Order& o = orders[H == R ? 0 : 1];
+    if (o.rows != H) {
+      o.rows = H;
+      o.cols = W;
+      const std::vector<int> flat = bitOrder(H, W);
+      o.r.resize(flat.size());
+      o.c.resize(flat.size());
+      for (size_t i = 0; i < flat.size(); ++i) {
+        o.r[i] = flat[i] / W;
+        o.c[i] = flat[i] % W;
+      }
+    }
+    return o;
+  };
+
+  // A column-layout reading and its row-layout quarter turn read the same bits (FORMAT.md 1.1),
+  // so of the 4 plausible transforms only 2 distinct readings remain. A reading is identified
+  // by where its first and last stream bits come from; equal keys are confirmed in full.
+  constexpr int kKey = 24;
+  std::vector<std::vector<int>> seen;
   std::vector<Reading> decoded;
-  std::vector<int> order, sources;
+  std::vector<int> sources;
   for (int t = 0; t < 8; ++t) {
     const GridTransform tf{t, R, C};
     // The transformed (0,0) must be a lattice position, i.e. lie on the inked parity.
     const int origin = tf.sourceIndex(0, 0);
     if (!tryParity[(origin / C + origin % C) & 1]) continue;
     const int H = tf.rows(), W = tf.cols();
-    order = bitOrder(H, W);
-    if (order.empty()) continue;
-    sources.resize(order.size());
-    for (size_t i = 0; i < order.size(); ++i) sources[i] = tf.sourceIndex(order[i] / W, order[i] % W);
-    // A column-layout reading and its row-layout quarter turn read the same bits (FORMAT.md 1.1).
-    if (std::find(seen.begin(), seen.end(), sources) != seen.end()) continue;
+    const Order& o = orderFor(H, W);
+    const size_t n = o.r.size();
+    if (n == 0) continue;
+    sources.resize(n);
+    for (size_t i = 0; i < n; ++i) sources[i] = tf.sourceIndex(o.r[i], o.c[i]);
+    bool duplicate = false;
+    for (const auto& prev : seen)
+      if (std::equal(prev.begin(), prev.begin() + std::min<size_t>(kKey, n), sources.begin()) && prev == sources) duplicate = true;
+    if (duplicate) continue;
     seen.push_back(sources);
     Reading reading;
     if (!decodeReading(grid, layoutFor(H, W), sources, margin, minSpare, reading)) continue;

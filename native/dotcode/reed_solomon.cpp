@@ -9,29 +9,40 @@ namespace gf = gf113;
 
 namespace {
 
-constexpr int kMaxPoly = 2 * gf::kP + 2;
+constexpr int kMaxPoly = gf::kP + 2;  // degrees never exceed k <= 112
 
-// Polynomial with coefficients lowest degree first, fixed capacity (degrees stay <= 113).
+// Polynomial with coefficients lowest degree first, fixed capacity; `size` bounds the work (all
+// coefficients at index >= size are zero).
 struct Poly {
-  int c[kMaxPoly] = {};
+  int c[kMaxPoly];
+  int size;
+  explicit Poly(int n) : size(n) { std::fill(c, c + kMaxPoly, 0); }
   int deg() const {
-    for (int i = kMaxPoly - 1; i >= 0; --i)
+    for (int i = size - 1; i >= 0; --i)
       if (c[i]) return i;
     return -1;
   }
-  int eval(int x) const {
-    int d = deg(), r = 0;
-    for (int i = d; i >= 0; --i) r = gf::add(gf::mul(r, x), c[i]);
+  int eval(int x, int d) const {
+    int r = 0;
+    for (int i = d; i >= 0; --i) r = (r * x + c[i]) % gf::kP;
     return r;
   }
 };
 
-// c(3^i) by Horner, first codeword = highest power.
-int syndrome(const std::vector<int>& block, int i) {
-  const int x = gf::pow3(i);
-  int s = 0;
-  for (int v : block) s = gf::add(gf::mul(s, x), v);
-  return s;
+// S[i] = c(3^i), i = 1..k, by Horner (first codeword = highest power). All k evaluations run
+// side by side so that the multiply-mod chains are independent (this is the hot loop).
+// Returns true when all are zero.
+bool syndromes(const std::vector<int>& block, int k, int* S) {
+  int x[gf::kP];
+  for (int i = 1; i <= k; ++i) {
+    x[i] = gf::pow3(i);
+    S[i] = 0;
+  }
+  for (int v : block)
+    for (int i = 1; i <= k; ++i) S[i] = (S[i] * x[i] + v) % gf::kP;
+  for (int i = 1; i <= k; ++i)
+    if (S[i]) return false;
+  return true;
 }
 
 }  // namespace
@@ -65,9 +76,9 @@ std::vector<int> rsCheckWords(const std::vector<int>& data, int k) {
 }
 
 bool rsSyndromesZero(const std::vector<int>& block, int k) {
-  for (int i = 1; i <= k; ++i)
-    if (syndrome(block, i) != 0) return false;
-  return true;
+  if (k < 0 || k >= gf::kP) return false;
+  int S[gf::kP + 1];
+  return syndromes(block, k, S);
 }
 
 RsOutcome rsDecode(std::vector<int>& block, int k, const std::vector<int>& erasuresIn) {
@@ -87,18 +98,14 @@ RsOutcome rsDecode(std::vector<int>& block, int k, const std::vector<int>& erasu
   out.erasures = rho;
 
   int S[gf::kP + 1] = {};  // S[1..k]
-  bool allZero = true;
-  for (int i = 1; i <= k; ++i) {
-    S[i] = syndrome(block, i);
-    if (S[i]) allZero = false;
-  }
-  if (allZero) {  // nothing wrong, erased positions already hold the right values
+  if (syndromes(block, k, S)) {  // nothing wrong, erased positions already hold the right values
     out.ok = true;
     return out;
   }
 
   // Erasure locator Gamma(x) = prod (1 - X_j x), X_j = 3^(n-1-idx).
-  Poly lambda;
+  const int size = k + 2;  // room for degree k+1 during the update
+  Poly lambda(size);
   lambda.c[0] = 1;
   for (int idx : erasures) {
     const int X = gf::pow3(n - 1 - idx);
@@ -110,21 +117,21 @@ RsOutcome rsDecode(std::vector<int>& block, int k, const std::vector<int>& erasu
   // Berlekamp-Massey with erasures (Blahut's formulation).
   for (int r = rho + 1; r <= k; ++r) {
     int delta = 0;
-    for (int j = 0; j <= r - 1 && j < kMaxPoly; ++j)
+    for (int j = 0; j <= r - 1 && j < size; ++j)
       if (lambda.c[j]) delta = gf::add(delta, gf::mul(lambda.c[j], S[r - j]));
     if (delta == 0) {
-      for (int j = kMaxPoly - 1; j >= 1; --j) B.c[j] = B.c[j - 1];
+      for (int j = size - 1; j >= 1; --j) B.c[j] = B.c[j - 1];
       B.c[0] = 0;
       continue;
     }
     Poly T = lambda;
-    for (int j = 1; j < kMaxPoly; ++j) T.c[j] = gf::sub(T.c[j], gf::mul(delta, B.c[j - 1]));
+    for (int j = 1; j < size; ++j) T.c[j] = gf::sub(T.c[j], gf::mul(delta, B.c[j - 1]));
     if (2 * L <= r + rho - 1) {
       const int dinv = gf::inv(delta);
-      for (int j = 0; j < kMaxPoly; ++j) B.c[j] = gf::mul(lambda.c[j], dinv);
+      for (int j = 0; j < size; ++j) B.c[j] = gf::mul(lambda.c[j], dinv);
       L = r - L + rho;
     } else {
-      for (int j = kMaxPoly - 1; j >= 1; --j) B.c[j] = B.c[j - 1];
+      for (int j = size - 1; j >= 1; --j) B.c[j] = B.c[j - 1];
       B.c[0] = 0;
     }
     lambda = T;
@@ -136,13 +143,13 @@ RsOutcome rsDecode(std::vector<int>& block, int k, const std::vector<int>& erasu
   if (rho + 2 * nu > k) return out;
 
   // Omega(x) = S(x) * Lambda(x) mod x^k, with S(x) = S_1 + S_2 x + ...
-  Poly omega;
+  Poly omega(size);
   for (int i = 0; i < k; ++i) {
     int acc = 0;
     for (int j = 0; j <= i && j <= degL; ++j) acc = gf::add(acc, gf::mul(lambda.c[j], S[i - j + 1]));
     omega.c[i] = acc;
   }
-  Poly dLambda;  // formal derivative: integer multiples mod 113
+  Poly dLambda(size);  // formal derivative: integer multiples mod 113
   for (int i = 1; i <= degL; ++i) dLambda.c[i - 1] = gf::mul(i % gf::kP, lambda.c[i]);
 
   std::vector<int> corrected = block;
@@ -150,11 +157,11 @@ RsOutcome rsDecode(std::vector<int>& block, int k, const std::vector<int>& erasu
   for (int idx = 0; idx < n; ++idx) {
     const int power = n - 1 - idx;
     const int Xinv = gf::pow3(-power);
-    if (lambda.eval(Xinv) != 0) continue;
+    if (lambda.eval(Xinv, degL) != 0) continue;
     ++roots;
-    const int denom = dLambda.eval(Xinv);
+    const int denom = dLambda.eval(Xinv, degL - 1);
     if (denom == 0) return out;
-    const int e = gf::neg(gf::mul(omega.eval(Xinv), gf::inv(denom)));
+    const int e = gf::neg(gf::mul(omega.eval(Xinv, k - 1), gf::inv(denom)));
     corrected[idx] = gf::sub(corrected[idx], e);
     if (!std::binary_search(erasures.begin(), erasures.end(), idx)) ++errors;
   }
