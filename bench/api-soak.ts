@@ -51,15 +51,16 @@ async function main(): Promise<void> {
     req.on('error', reject);
     req.end(img);
   });
-  let done = 0, bad = 0;
+  let started = 0, done = 0, bad = 0;
   const samples: [number, number][] = [[0, await rssMb(s.url)]];
   const t0 = performance.now();
   try {
     await Promise.all(Array.from({ length: 8 }, async () => {
-      while (done < TOTAL) {
-        done++;
+      while (started < TOTAL) {
+        started++;
         if ((await one()) !== 200) bad++;
-        if (done % STEP === 0) {
+        // count on completion, so each sample point is taken exactly once
+        if (++done % STEP === 0) {
           const mb = await rssMb(s.url);
           samples.push([done, mb]);
           console.log(`${done} requests, ${((performance.now() - t0) / 1000).toFixed(0)} s: server RSS ${mb.toFixed(1)} MB`);

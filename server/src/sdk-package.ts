@@ -18,7 +18,10 @@ export interface SdkTarball { file: string; filename: string; version: string }
 export async function stampedSdkTarball(pkgDir: string, cacheDir: string, publicKeyPem: string, url: string): Promise<SdkTarball> {
   const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { name: string; version: string };
   const filename = `${pkg.name}-${pkg.version}.tgz`;
-  const tag = createHash('sha256').update(`${pkg.version}\n${publicKeyPem}\n${url}`).digest('hex').slice(0, 16);
+  // a rebuilt SDK of the same version (new dist/) must not be served from a stale cache entry
+  let built = 0;
+  try { built = fs.statSync(path.join(pkgDir, 'dist', 'lib', 'index.js')).mtimeMs; } catch { /* not built: npm pack decides */ }
+  const tag = createHash('sha256').update(`${pkg.version}\n${built}\n${publicKeyPem}\n${url}`).digest('hex').slice(0, 16);
   const file = path.join(cacheDir, `${pkg.name}-${pkg.version}-${tag}.tgz`);
   if (fs.existsSync(file)) return { file, filename, version: pkg.version };
   let p = building.get(file);

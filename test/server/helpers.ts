@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as net from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { RedisStore } from '../../server/src/store/redis';
 import { SqliteStore } from '../../server/src/store/sqlite';
 import { Store } from '../../server/src/store/types';
@@ -143,3 +144,29 @@ export function documented(pathName: string, method: string, a: Answer): void {
     if ((a.status === 429 || a.status >= 500) && !resp.headers?.['Retry-After']) throw new Error(`${a.status} on ${pathName}: Retry-After not documented`);
   }
 }
+
+// ---- `dotcode serve` child processes ----
+/** `dotcode serve` in its own process; resolves with its URL once it listens. */
+export function serveProcess(args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const bin = path.resolve(__dirname, '..', '..', '..', 'bin', 'dotcode.js');
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    const t = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`serve did not start: ${err}`)); }, 20000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (\S+)/.exec(err);
+      if (m) { clearTimeout(t); resolve({ url: m[1], child }); }
+    });
+    child.on('exit', (code) => { clearTimeout(t); reject(new Error(`serve exited ${code}: ${err}`)); });
+  });
+}
+
+export function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) { resolve(); return; }
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+

@@ -1,9 +1,7 @@
 // The quota never overruns: 10 scans left, 50 concurrent decodes -> exactly 10 x 200 and 40 x 402,
 // and `used` ends at the quota. For SQLite, for Redis, and for two server processes sharing Redis.
 import { strict as assert } from 'node:assert';
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as path from 'node:path';
-import { customer, DOTCODE_PNG, forEachStore, REDIS_URL, redisAvailable, request, tempDir, testPrefix, testServer } from './helpers';
+import { customer, DOTCODE_PNG, forEachStore, REDIS_URL, redisAvailable, request, serveProcess, stopProcess, tempDir, testPrefix, testServer } from './helpers';
 import { RedisStore } from '../../server/src/store/redis';
 import { currentPeriod, dayOf } from '../../server/src/store/period';
 import type { Store } from '../../server/src/store/types';
@@ -44,30 +42,6 @@ forEachStore('quota race', (kind) => {
     }
   });
 });
-
-/** `dotcode serve` in its own process; resolves with its URL once it listens. */
-export function serveProcess(args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const bin = path.resolve(__dirname, '..', '..', '..', 'bin', 'dotcode.js');
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    const t = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`serve did not start: ${err}`)); }, 20000);
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (\S+)/.exec(err);
-      if (m) { clearTimeout(t); resolve({ url: m[1], child }); }
-    });
-    child.on('exit', (code) => { clearTimeout(t); reject(new Error(`serve exited ${code}: ${err}`)); });
-  });
-}
-
-export function stopProcess(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) { resolve(); return; }
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
 
 describe('quota race [redis, two server processes]', function () {
   before(async function () {

@@ -3,8 +3,10 @@
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
-import { customer, documented, DOTCODE_PNG, request, tempDir, testPrefix, testServer } from './helpers';
+import { customer, documented, DOTCODE_PNG, request, serveProcess, tempDir, testPrefix, testServer } from './helpers';
+import * as path from 'node:path';
 import { RedisStore } from '../../server/src/store/redis';
+import { SqliteStore } from '../../server/src/store/sqlite';
 import { currentPeriod, dayOf } from '../../server/src/store/period';
 
 function freePort(): Promise<number> {
@@ -87,11 +89,8 @@ describe('store outage [a Redis of our own]', function () {
 
 describe('crash safety [SQLite, SIGKILL mid-load]', function () {
   it('after a SIGKILL and a restart, used is the answered scans plus at most those in flight', async () => {
-    const { serveProcess } = await import('./race.test');
     const dataDir = tempDir('crash');
-    const { SqliteStore } = await import('../../server/src/store/sqlite');
-    const pathMod = await import('node:path');
-    const setup = new SqliteStore(pathMod.join(dataDir, 'dotcode.sqlite'));
+    const setup = new SqliteStore(path.join(dataDir, 'dotcode.sqlite'));
     const c = await customer(setup, 10_000);
     await setup.close();
     const env = { DOTCODE_RATE_LIMIT: '100000/1000', DOTCODE_LOG_LEVEL: 'warn' };
