@@ -34,12 +34,17 @@ struct LocateParams {
   int maxDot = 48;         // blobs wider or taller than this are not dots
   int maxRuns = 600000;    // bounded work on adversarial images (all-dots, stripes, noise)
   int maxBlobs = 60000;
+  bool reuseStats = false;  // the image is the one of the previous call: keep its block statistics
 };
 
 // Reusable buffers so that a frame does not allocate once the buffers have grown.
 struct LocateWorkspace {
   std::vector<int32_t> blockSum, blockCnt;
-  std::vector<uint8_t> blockMin, blockMax;
+  std::vector<uint8_t> blockMin, blockMax, rawMin, rawMax, blkLo, blkOwnMin;
+  std::vector<float> blkMean;
+  const uint8_t* statsData = nullptr;
+  int statsW = 0, statsH = 0, statsStride = 0, statsShift = 0, statsRadius = 0;
+  int rejectedShapes = 0;  // components of the last call too big, thin or sparse for a dot
   std::vector<int32_t> tmpA, tmpB;
   std::vector<int16_t> thr;
   std::vector<int32_t> runX0, runX1, runY, runDepth, parent;
@@ -103,6 +108,7 @@ struct LatticeFit {
   std::vector<LatticeDot> dots;
   float pitch = 0;   // mean distance between adjacent grid positions (X), pixels
   int rowMin = 0, rowMax = -1, colMin = 0, colMax = -1;
+  bool basisFound = false;  // the cluster looked like a lattice, even if the growth was rejected
 };
 
 // Estimates the two diagonal lattice vectors from the cluster and grows the lattice from a seed.

@@ -9,6 +9,12 @@
 #include <unordered_map>
 
 #include "detector/detector_internal.h"
+#ifdef DC_DEBUG
+#include <cstdio>
+#define DBG(...) fprintf(stderr, __VA_ARGS__)
+#else
+#define DBG(...)
+#endif
 
 namespace dc {
 namespace det {
@@ -183,6 +189,7 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
       b = Basis{(b.ax + b.bx) / 2, (b.ay + b.by) / 2, (b.ax - b.bx) / 2, (b.ay - b.by) / 2};
       continue;
     }
+    DBG("  basis iter %d: a (%.2f,%.2f) b (%.2f,%.2f) good %zu of %zu half %d\n", iter, b.ax, b.ay, b.bx, b.by, good.size(), vs.size(), half);
     if (good.size() * 2 < vs.size()) return false;  // the vectors do not form a lattice
     if (!refitBasis(good, ns, b)) return false;
     reduce(b);
@@ -210,30 +217,50 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
                 std::vector<uint8_t>& used, LatticeFit& fit) {
   fit = LatticeFit{};
   if (cluster.size() < 12) return false;
-  std::vector<float> ds, deps;
+  // The typical dot size is the area-weighted median: specks of noise that chained into the
+  // cluster are many but small, the dots few but large.
+  std::vector<std::pair<float, float>> ds;  // (d, area)
+  std::vector<float> deps;
   ds.reserve(cluster.size());
   deps.reserve(cluster.size());
-  float cx = 0, cy = 0;
+  float cx = 0, cy = 0, areaSum = 0;
   for (int k : cluster) {
-    ds.push_back(blobs[k].d);
-    deps.push_back(static_cast<float>(blobs[k].depth));
+    ds.push_back({blobs[k].d, static_cast<float>(blobs[k].area)});
+    areaSum += blobs[k].area;
     cx += blobs[k].x;
     cy += blobs[k].y;
   }
-  std::nth_element(ds.begin(), ds.begin() + ds.size() / 2, ds.end());
-  const float dmed = ds[ds.size() / 2];
+  std::sort(ds.begin(), ds.end());
+  float dmed = ds.back().first, acc = 0;
+  for (const auto& q : ds) {
+    acc += q.second;
+    if (acc >= 0.5f * areaSum) {
+      dmed = q.first;
+      break;
+    }
+  }
+  cx /= cluster.size();
+  cy /= cluster.size();
+  const float dLo = 0.5f * dmed - 0.5f, dHi = 1.8f * dmed + 1.0f;  // dots of one symbol are alike
+  std::vector<int> core;  // the members of the typical size
+  core.reserve(cluster.size());
+  for (int k : cluster)
+    if (blobs[k].d >= dLo && blobs[k].d <= dHi) {
+      core.push_back(k);
+      deps.push_back(static_cast<float>(blobs[k].depth));
+    }
+  if (core.size() < 12) return false;
   std::nth_element(deps.begin(), deps.begin() + deps.size() / 2, deps.end());
   // printed dots of one symbol have alike contrast; faint fragments (label edges, texture) do not
   const float depthMin = 0.35f * deps[deps.size() / 2];
-  cx /= cluster.size();
-  cy /= cluster.size();
   Basis global;
-  if (!estimateBasis(blobs, index, cluster, dmed, global)) return false;
+  if (!estimateBasis(blobs, index, core, dmed, global)) return false;
+  fit.basisFound = true;
 
   // Seed: an unused member near the centroid.
   int seed = -1;
   float bestD = 1e30f;
-  for (int k : cluster) {
+  for (int k : core) {
     if (used[k]) continue;
     float dx = blobs[k].x - cx, dy = blobs[k].y - cy, d2 = dx * dx + dy * dy;
     if (d2 < bestD) {
@@ -257,7 +284,6 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
     });
     return s;
   }();
-  const float dLo = 0.5f * dmed - 0.5f, dHi = 1.8f * dmed + 1.0f;  // dots of one symbol are alike
   std::unordered_map<int64_t, int> at;  // lattice coordinate -> index in grown
   at.reserve(cluster.size() * 2 + 16);
   std::vector<Grown> grown;

@@ -8,6 +8,13 @@
 #include <cmath>
 
 #include "detector/detector_internal.h"
+#ifdef DC_PROF
+#include <chrono>
+#include <cstdio>
+#define PROBE(n) fprintf(stderr, "  %s %.2fms\n", n, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count())
+#else
+#define PROBE(n)
+#endif
 
 namespace dc {
 namespace det {
@@ -79,54 +86,87 @@ void minMaxFilter(std::vector<uint8_t>& v, int bw, int bh, int r, bool isMax) {
 bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws, std::vector<Blob>& out) {
   out.clear();
   if (!img.valid()) return true;
+#ifdef DC_PROF
+  auto t0_ = std::chrono::steady_clock::now();
+#endif
   const int W = img.width, H = img.height, S = p.blockShift, B = 1 << S;
   const int bw = (W + B - 1) >> S, bh = (H + B - 1) >> S;
   const size_t nb = static_cast<size_t>(bw) * bh;
   // Work in "dark" form: v = p for dark dots, 255 - p for light dots; foreground is v < thr.
   const uint8_t xorMask = p.dark ? 0 : 0xFF;
-
-  ws.blockSum.assign(nb, 0);
-  ws.blockCnt.assign(nb, 0);
-  ws.blockMin.assign(nb, 255);
-  ws.blockMax.assign(nb, 0);
-  for (int y = 0; y < H; ++y) {
-    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
-    const size_t base = static_cast<size_t>(y >> S) * bw;
-    for (int bx = 0; bx < bw; ++bx) {
-      const int x0 = bx << S, x1 = std::min(W, x0 + B);
-      int s = 0;
-      uint8_t mn = 255, mx = 0;
-      for (int x = x0; x < x1; ++x) {
-        uint8_t v = row[x] ^ xorMask;
-        s += v;
-        mn = v < mn ? v : mn;
-        mx = v > mx ? v : mx;
-      }
-      ws.blockSum[base + bx] += s;
-      ws.blockCnt[base + bx] += x1 - x0;
-      if (mn < ws.blockMin[base + bx]) ws.blockMin[base + bx] = mn;
-      if (mx > ws.blockMax[base + bx]) ws.blockMax[base + bx] = mx;
-    }
-  }
   const int R = p.radiusBlocks;
-  boxSum(ws.blockSum, ws.tmpA, bw, bh, R);
-  boxSum(ws.blockCnt, ws.tmpA, bw, bh, R);
-  minMaxFilter(ws.blockMin, bw, bh, R, false);
-  minMaxFilter(ws.blockMax, bw, bh, R, true);
+
+  // Block statistics of the image itself; both polarities derive from them, so a second pass
+  // over the same frame (p.reuseStats) skips this step.
+  const bool reuse = p.reuseStats && ws.statsData == img.data && ws.statsW == W && ws.statsH == H &&
+                     ws.statsStride == img.stride && ws.statsShift == S && ws.statsRadius == R;
+  if (!reuse) {
+    ws.blockSum.assign(nb, 0);
+    ws.blockCnt.assign(nb, 0);
+    ws.rawMin.assign(nb, 255);
+    ws.rawMax.assign(nb, 0);
+    for (int y = 0; y < H; ++y) {
+      const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
+      const size_t base = static_cast<size_t>(y >> S) * bw;
+      for (int bx = 0; bx < bw; ++bx) {
+        const int x0 = bx << S, x1 = std::min(W, x0 + B);
+        int sum = 0;
+        uint8_t mn = 255, mx = 0;
+        for (int x = x0; x < x1; ++x) {
+          const uint8_t v = row[x];
+          sum += v;
+          mn = v < mn ? v : mn;
+          mx = v > mx ? v : mx;
+        }
+        ws.blockSum[base + bx] += sum;
+        ws.blockCnt[base + bx] += x1 - x0;
+        if (mn < ws.rawMin[base + bx]) ws.rawMin[base + bx] = mn;
+        if (mx > ws.rawMax[base + bx]) ws.rawMax[base + bx] = mx;
+      }
+    }
+    boxSum(ws.blockSum, ws.tmpA, bw, bh, R);
+    boxSum(ws.blockCnt, ws.tmpA, bw, bh, R);
+    ws.blockMin = ws.rawMin;
+    ws.blockMax = ws.rawMax;
+    minMaxFilter(ws.blockMin, bw, bh, R, false);
+    minMaxFilter(ws.blockMax, bw, bh, R, true);
+    ws.statsData = img.data;
+    ws.statsW = W;
+    ws.statsH = H;
+    ws.statsStride = img.stride;
+    ws.statsShift = S;
+    ws.statsRadius = R;
+  }
+  PROBE("blockstats");
+  // Per block, in dark form: neighbourhood mean and minimum, the threshold, and the block's own
+  // minimum (a block whose darkest pixel is above the threshold holds no foreground at all).
   ws.thr.assign(nb, 0);
+  ws.blkMean.resize(nb);
+  ws.blkLo.resize(nb);
+  ws.blkOwnMin.resize(nb);
   for (size_t b = 0; b < nb; ++b) {
-    const int lo = ws.blockMin[b], hi = ws.blockMax[b];
+    const float m = static_cast<float>(ws.blockSum[b]) / static_cast<float>(ws.blockCnt[b]);
+    const int lo = p.dark ? ws.blockMin[b] : 255 - ws.blockMax[b];
+    const int hi = p.dark ? ws.blockMax[b] : 255 - ws.blockMin[b];
+    const float mean = p.dark ? m : 255.0f - m;
+    ws.blkMean[b] = mean;
+    ws.blkLo[b] = static_cast<uint8_t>(lo);
+    ws.blkOwnMin[b] = p.dark ? ws.rawMin[b] : static_cast<uint8_t>(255 - ws.rawMax[b]);
     if (hi - lo < p.minContrast) continue;  // flat: no dot can be seen here
-    const float mean = static_cast<float>(ws.blockSum[b]) / static_cast<float>(ws.blockCnt[b]);
-    const float delta = std::max(p.alpha * (mean - lo), 3.0f);
-    ws.thr[b] = static_cast<int16_t>(std::max(0.0f, std::ceil(mean - delta)));
+    // the floor keeps sensor/JPEG noise on mottled backgrounds from becoming thousands of blobs
+    const float delta = std::max(p.alpha * (mean - lo), 6.0f);
+    int t = static_cast<int>(std::max(0.0f, std::ceil(mean - delta)));
+    if (ws.blkOwnMin[b] >= t) t = 0;
+    ws.thr[b] = static_cast<int16_t>(t);
   }
 
+  PROBE("thresholds");
   // Foreground runs, row by row.
   ws.runX0.clear();
   ws.runX1.clear();
   ws.runY.clear();
   ws.runDepth.clear();
+  ws.rejectedShapes = 0;
   ws.rowStart.assign(static_cast<size_t>(H) + 1, 0);
   bool capped = false;
   for (int y = 0; y < H && !capped; ++y) {
@@ -177,6 +217,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
   ws.rowStart[nRows] = static_cast<int32_t>(ws.runX0.size());
   const int nRuns = static_cast<int>(ws.runX0.size());
 
+  PROBE("runs");
   // Union runs that overlap a run of the row above (4-connectivity: shared columns).
   ws.parent.resize(nRuns);
   for (int i = 0; i < nRuns; ++i) ws.parent[i] = i;
@@ -193,6 +234,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
       if (ws.runX1[a] < ws.runX1[c]) ++a; else ++c;
     }
   }
+  PROBE("union");
   ws.cnt.assign(nRuns, 0);
   ws.sumX2.assign(nRuns, 0);
   ws.sumY2.assign(nRuns, 0);
@@ -213,14 +255,33 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     ws.maxY[r] = std::max(ws.maxY[r], ws.runY[i]);
     ws.depth[r] = std::max(ws.depth[r], ws.runDepth[i]);
   }
+  PROBE("stats");
   for (int i = 0; i < nRuns; ++i) {
     if (ws.cnt[i] == 0) continue;
     const int w = ws.maxX[i] - ws.minX[i] + 1, h = ws.maxY[i] - ws.minY[i] + 1;
-    if (w > p.maxDot || h > p.maxDot) continue;
+    // Rejected shapes are counted: many of them (dots merged by blur or ink spread, chains
+    // along the diagonals) tell the driver that the stricter threshold pass is worth running.
+    if (w > p.maxDot || h > p.maxDot) {
+      if (w <= 4 * p.maxDot && h <= 4 * p.maxDot) ++ws.rejectedShapes;
+      continue;
+    }
     const int a = ws.cnt[i];
     const int mn = std::min(w, h), mx = std::max(w, h);
-    if (mx >= 4 && mx > 3 * mn + 1) continue;              // a stroke, not a dot
-    if (w * h >= 12 && a * 10 < w * h * 3) continue;      // a sparse shape (ring, letter)
+    if ((mx >= 4 && mx > 3 * mn + 1) ||            // a stroke, not a dot
+        (w * h >= 12 && a * 10 < w * h * 3)) {     // a sparse shape (ring, letter, chain)
+      if (a >= 6) ++ws.rejectedShapes;
+      continue;
+    }
+    // A printed dot reaches well beyond the threshold; noise specks only graze it.
+    {
+      const int cxp = std::min(W - 1, static_cast<int>(ws.sumX2[i] / (2 * a))) >> S;
+      const int cyp = std::min(H - 1, static_cast<int>(ws.sumY2[i] / (2 * a))) >> S;
+      const size_t blk = static_cast<size_t>(cyp) * bw + cxp;
+      const float range = ws.blkMean[blk] - ws.blkLo[blk];
+      // one- and two-pixel specks are mostly sensor noise: they must be clearly dark
+      const float need = a <= 2 ? std::max(10.0f, 0.4f * range) : std::max(4.0f, 0.2f * range);
+      if (ws.depth[i] < need) continue;
+    }
     Blob b;
     b.area = a;
     b.w = w;

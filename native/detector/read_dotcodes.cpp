@@ -21,19 +21,19 @@ struct Pass {
   bool dark;
   float alpha;
   int minContrast;
-  int scale;  // 1: as is; 2: upsampled twice (tiny dots)
 };
 
-// fast: the common case. adaptive: a stricter threshold splits dots merged by ink spread or
-// blur and a lower contrast floor finds faint prints. inverted: light dots on dark (laser-etched,
-// reversed print). scaled: dots of 2-3 px are too small for blob shapes at full size.
-const Pass kFastPass = {"dotcode:fast", true, 0.15f, 24, 1};
-const Pass kHardPasses[] = {
-    {"dotcode:inverted", false, 0.15f, 24, 1},
-    {"dotcode:adaptive", true, 0.5f, 12, 1},
-    {"dotcode:scaled", true, 0.3f, 16, 2},
-    {"dotcode:inverted", false, 0.5f, 12, 1},
-};
+// fast: the common case, dark dots. inverted: light dots on dark (laser-etched, reversed print);
+// both always run (most frames hold no symbol, so these two are what a frame costs).
+// adaptive: a stricter threshold splits dots merged by ink spread or blur, and a lower contrast
+// floor finds faint prints; it runs only for a polarity where the cheap pass saw something
+// lattice-like. scaled: dots of 2-3 px are too small for blob shapes, so regions holding clusters
+// of tiny blobs are upsampled twice and read again.
+const Pass kFast = {"dotcode:fast", true, 0.15f, 24};
+const Pass kInverted = {"dotcode:inverted", false, 0.15f, 24};
+const Pass kAdaptive = {"dotcode:adaptive", true, 0.5f, 12};
+const Pass kAdaptiveInverted = {"dotcode:inverted", false, 0.5f, 12};
+const Pass kScaled = {"dotcode:scaled", true, 0.3f, 16};
 
 struct Workspace {
   LocateWorkspace locate;
@@ -70,6 +70,23 @@ void upsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
   out.stride = W;
 }
 
+struct Rect {
+  int x0, y0, x1, y1;
+};
+
+// What a pass saw, to decide whether the harder passes are worth their time.
+struct PassStats {
+  bool lattice = false;  // a cluster looked like a dot lattice
+  int rejectedShapes = 0;  // blob-like components too big or irregular for a dot (merged dots?)
+  std::vector<Rect> tiny;  // regions of lattice-like clusters of very small dots
+};
+
+// How pass coordinates map back to the caller's image: p_image = p_pass / scale + offset.
+struct Frame {
+  float scale = 1;
+  float ox = 0, oy = 0;
+};
+
 struct Extent {
   int rowMin, rows, colMin, cols;
 };
@@ -105,18 +122,16 @@ struct Candidate {
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
 template <class F>
-void runPass(const GreyImage& image, const Pass& pass, Clock::time_point deadline, F&& onCandidate) {
+void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::time_point deadline, PassStats& stats,
+             F&& onCandidate) {
   Workspace& ws = workspace();
-  GreyImage img = image;
-  if (pass.scale == 2) {
-    if (static_cast<double>(image.width) * image.height > 1.5e6) return;  // tiny dots only matter on small frames
-    upsample2(image, ws.scaled, img);
-  }
   LocateParams lp;
+  lp.reuseStats = reuseStats;
   lp.dark = pass.dark;
   lp.alpha = pass.alpha;
   lp.minContrast = pass.minContrast;
   locateDots(img, lp, ws.locate, ws.blobs);
+  stats.rejectedShapes = ws.locate.rejectedShapes;
   if (ws.blobs.size() < 15 || Clock::now() > deadline) return;
   std::vector<float> ds;
   ds.reserve(ws.blobs.size());
@@ -135,7 +150,22 @@ void runPass(const GreyImage& image, const Pass& pass, Clock::time_point deadlin
     for (int k : cluster) fresh += used[k] ? 0 : 1;
     if (fresh < 15) continue;
     Candidate cand;
-    if (!fitLattice(ws.blobs, index, cluster, used, cand.fit)) continue;
+    const bool ok = fitLattice(ws.blobs, index, cluster, used, cand.fit);
+    if (cand.fit.basisFound) {
+      stats.lattice = true;
+      float dsum = 0;
+      Rect r{1 << 30, 1 << 30, -1, -1};
+      for (int k : cluster) {
+        const Blob& b = ws.blobs[k];
+        dsum += b.d;
+        r.x0 = std::min(r.x0, static_cast<int>(b.x));
+        r.y0 = std::min(r.y0, static_cast<int>(b.y));
+        r.x1 = std::max(r.x1, static_cast<int>(b.x) + 1);
+        r.y1 = std::max(r.y1, static_cast<int>(b.y) + 1);
+      }
+      if (dsum / cluster.size() < 3.0f) stats.tiny.push_back(r);
+    }
+    if (!ok) continue;
     if (!cand.mapper.fit(ws.blobs, cand.fit)) continue;
     cand.ctx.img = &img;
     cand.ctx.mapper = &cand.mapper;
@@ -143,15 +173,57 @@ void runPass(const GreyImage& image, const Pass& pass, Clock::time_point deadlin
     cand.ctx.parity = (cand.fit.dots[0].row + cand.fit.dots[0].col) & 1;
     cand.ctx.pitch = cand.fit.pitch;
     calibrateLevels(cand.ctx, ws.blobs, cand.fit);
-    if (!onCandidate(cand, static_cast<float>(pass.scale))) return;
+    if (!onCandidate(cand)) return;
   }
 }
 
-void cornersOf(const GridMapper& m, const Extent& e, float scale, PointF out[4]) {
+// Runs the passes in order until one yields; onCandidate(cand, pass, frame) returns
+// 1 = a symbol was read, 0 = not read, -1 = stop everything.
+template <class F>
+void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, F&& onCandidate) {
+  bool found = false, stop = false;
+  auto run = [&](const GreyImage& img, const Pass& pass, const Frame& frame, PassStats& stats, bool reuse = true) {
+    if (stop || Clock::now() > deadline) return;
+    runPass(img, pass, reuse, deadline, stats, [&](Candidate& cand) {
+      int r = onCandidate(cand, pass, frame);
+      if (r > 0) found = true;
+      if (r < 0) stop = true;
+      return r >= 0;
+    });
+  };
+  PassStats dark, light, unused;
+  const Frame identity;
+  run(image, kFast, identity, dark, false);
+  if (found || !options.tryHarder) return;
+  run(image, kInverted, identity, light);
+  if (found) return;
+  // the stricter threshold only where the cheap one saw a lattice or many merged shapes
+  if (dark.lattice || dark.rejectedShapes >= 1) run(image, kAdaptive, identity, unused);
+  if (found) return;
+  if (light.lattice || light.rejectedShapes >= 1) run(image, kAdaptiveInverted, identity, unused);
+  if (found) return;
+  // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
+  int crops = 0;
+  for (const Rect& r0 : dark.tiny) {
+    if (found || stop || ++crops > 3) break;
+    const int m = 12;
+    Rect r{std::max(0, r0.x0 - m), std::max(0, r0.y0 - m), std::min(image.width, r0.x1 + m), std::min(image.height, r0.y1 + m)};
+    if (r.x1 - r.x0 < 8 || r.y1 - r.y0 < 8) continue;
+    if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000) continue;
+    GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
+    GreyImage up;
+    std::vector<uint8_t> buf;
+    upsample2(crop, buf, up);
+    Frame f{2.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
+    run(up, kScaled, f, unused, false);
+  }
+}
+
+void cornersOf(const GridMapper& m, const Extent& e, const Frame& f, PointF out[4]) {
   const float r0 = static_cast<float>(e.rowMin), r1 = static_cast<float>(e.rowMin + e.rows - 1);
   const float c0 = static_cast<float>(e.colMin), c1 = static_cast<float>(e.colMin + e.cols - 1);
   PointF p[4] = {m.map(r0, c0), m.map(r0, c1), m.map(r1, c1), m.map(r1, c0)};
-  for (int k = 0; k < 4; ++k) out[k] = PointF{p[k].x / scale, p[k].y / scale};
+  for (int k = 0; k < 4; ++k) out[k] = PointF{p[k].x / f.scale + f.ox, p[k].y / f.scale + f.oy};
 }
 
 }  // namespace
@@ -159,28 +231,20 @@ void cornersOf(const GridMapper& m, const Extent& e, float scale, PointF out[4])
 std::vector<GridCandidate> findGridCandidates(const GreyImage& image, const ReadOptions& options) {
   std::vector<GridCandidate> out;
   if (!image.valid()) return out;
-  const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(options.timeBudgetMs * 1000));
+  const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::max(0.0, options.timeBudgetMs) * 1000));
   std::vector<Extent> hyps;
-  auto collect = [&](const Pass& pass) {
-    runPass(image, pass, deadline, [&](Candidate& cand, float scale) {
-      extentHypotheses(cand.fit, hyps);
-      if (hyps.empty()) return true;
-      const Extent& e = hyps[0];
-      GridCandidate gc;
-      gc.grid = sampleGrid(cand.ctx, cand.fit, e.rowMin, e.rows, e.colMin, e.cols);
-      gc.via = pass.via;
-      gc.latticeDots = static_cast<int>(cand.fit.dots.size());
-      cornersOf(cand.mapper, e, scale, gc.corners);
-      out.push_back(std::move(gc));
-      return true;
-    });
-  };
-  collect(kFastPass);
-  if (out.empty() && options.tryHarder)
-    for (const Pass& p : kHardPasses) {
-      collect(p);
-      if (!out.empty()) break;
-    }
+  runAllPasses(image, options, deadline, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
+    extentHypotheses(cand.fit, hyps);
+    if (hyps.empty()) return 0;
+    const Extent& e = hyps[0];
+    GridCandidate gc;
+    gc.grid = sampleGrid(cand.ctx, cand.fit, e.rowMin, e.rows, e.colMin, e.cols);
+    gc.via = pass.via;
+    gc.latticeDots = static_cast<int>(cand.fit.dots.size());
+    cornersOf(cand.mapper, e, frame, gc.corners);
+    out.push_back(std::move(gc));
+    return 1;
+  });
   return out;
 }
 
@@ -192,30 +256,33 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   if (!image.valid() || options.maxSymbols <= 0) return results;
   const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::max(0.0, options.timeBudgetMs) * 1000));
   std::vector<Extent> hyps;
-  auto attempt = [&](const Pass& pass) {
-    runPass(image, pass, deadline, [&](Candidate& cand, float scale) {
-      extentHypotheses(cand.fit, hyps);
-      for (const Extent& e : hyps) {
-        if (Clock::now() > deadline) return false;
-        DotGrid grid = sampleGrid(cand.ctx, cand.fit, e.rowMin, e.rows, e.colMin, e.cols);
-        std::optional<DotCodeSymbol> sym = decodeDotGrid(grid);
-        if (!sym) continue;
-        ReadResult r;
-        r.symbol = std::move(*sym);
-        r.via = pass.via;
-        cornersOf(cand.mapper, e, scale, r.corners);
-        results.push_back(std::move(r));
-        break;
-      }
-      return static_cast<int>(results.size()) < options.maxSymbols;
-    });
-  };
-  attempt(kFastPass);
-  if (results.empty() && options.tryHarder)
-    for (const Pass& p : kHardPasses) {
-      attempt(p);
-      if (!results.empty()) break;
+  DotGrid grid;
+  runAllPasses(image, options, deadline, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
+    extentHypotheses(cand.fit, hyps);
+    // Sample once over the widest extent; each hypothesis is a window of it (a position's value
+    // does not depend on the window).
+    const int r0 = cand.fit.rowMin - 1, c0 = cand.fit.colMin - 1;
+    const int nr = cand.fit.rowMax - cand.fit.rowMin + 3, nc = cand.fit.colMax - cand.fit.colMin + 3;
+    const DotGrid all = sampleGrid(cand.ctx, cand.fit, r0, nr, c0, nc);
+    for (const Extent& e : hyps) {
+      if (Clock::now() > deadline) return -1;
+      grid.rows = e.rows;
+      grid.cols = e.cols;
+      grid.value.resize(static_cast<size_t>(e.rows) * e.cols);
+      for (int r = 0; r < e.rows; ++r)
+        for (int c = 0; c < e.cols; ++c)
+          grid.value[static_cast<size_t>(r) * e.cols + c] = all.at(e.rowMin - r0 + r, e.colMin - c0 + c);
+      std::optional<DotCodeSymbol> sym = decodeDotGrid(grid);
+      if (!sym) continue;
+      ReadResult r;
+      r.symbol = std::move(*sym);
+      r.via = pass.via;
+      cornersOf(cand.mapper, e, frame, r.corners);
+      results.push_back(std::move(r));
+      return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;
     }
+    return 0;
+  });
   return results;
 }
 
