@@ -98,10 +98,20 @@ export interface MachineIdentity {
  * deleting the state folder never changes the identity; otherwise the stored random id is.
  */
 export async function machineIdentity(licenceId: string, opts: { dir?: string; machineIdFiles?: readonly string[] } = {}): Promise<MachineIdentity> {
-  const dir = opts.dir ?? stateDir();
-  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
-  const file = path.join(dir, 'machine.json');
   const osId = osMachineId(opts.machineIdFiles);
+  let dir = opts.dir ?? stateDir();
+  try {
+    ensureDir(dir, 0o755);
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (e) {
+    // A read-only home (common in containers) must not cost the machine its registration: with
+    // an OS id nothing needs storing; without one, fall back to a per-user folder in the temp dir.
+    if (osId) return { machineId: deriveId(osId, licenceId), source: 'os', stateDir: dir };
+    if (opts.dir) throw e;
+    dir = path.join(os.tmpdir(), `dotcode-sdk-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`);
+    ensureDir(dir, 0o700);
+  }
+  const file = path.join(dir, 'machine.json');
   const { hostId, source } = await withFileLock(path.join(dir, 'machine.lock'), () => {
     let stored: { host_id?: string; source?: string } | null = null;
     try {
@@ -116,8 +126,33 @@ export async function machineIdentity(licenceId: string, opts: { dir?: string; m
     writeAtomic(file, { host_id: fresh, source: 'state', created: new Date().toISOString() });
     return { hostId: fresh, source: 'state' as const };
   });
-  const machineId = createHash('sha256').update(`dotcode-machine\0${hostId}\0${licenceId}`).digest('hex').slice(0, 32);
-  return { machineId, source, stateDir: dir };
+  return { machineId: deriveId(hostId, licenceId), source, stateDir: dir };
+}
+
+/** One id per (host, licence); the raw host id never leaves the machine. */
+function deriveId(hostId: string, licenceId: string): string {
+  return createHash('sha256').update(`dotcode-machine\0${hostId}\0${licenceId}`).digest('hex').slice(0, 32);
+}
+
+/**
+ * mkdir -p with a bounded number of steps. Node's own recursive mkdir can loop forever where a
+ * file system answers ENOENT under an existing parent (/proc, some FUSE mounts), and this runs
+ * on the caller's event loop: a hang here would stall decodes.
+ */
+function ensureDir(dir: string, mode: number): void {
+  const parts: string[] = [];
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    parts.unshift(d);
+    if (path.dirname(d) === d) break;
+  }
+  for (const d of parts) {
+    try {
+      fs.mkdirSync(d, { mode });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  if (!fs.statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
 }
 
 function writeAtomic(file: string, value: unknown): void {
