@@ -8,6 +8,7 @@
 // same through the public engine (lib/engine, JPEG decoding included). Then the speed rows:
 // 1280x720 frames with and without a symbol. --record writes the table into bench/RESULTS.md
 // (its "DotCode read rate" section only). docs/readrate.md explains the categories.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -151,7 +152,8 @@ function record(args: Args, rows: Array<{ cat: Category; addon: Stats; engine: S
   lines.push(`Measured ${new Date().toISOString().slice(0, 10)} with \`node dist/bench/readrate.js --n ${args.n} --seed ${args.seed} --record\` ` +
     `(synthetic images from test/fixtures/dotcode-render, see docs/readrate.md; ${os.cpus().length} cores, Node ${process.version}). ` +
     'Detector time: the addon\'s readImageSync on the grey buffer. Ceiling: samples whose printed dot grid the decoding core reads (what a perfect detector could read). ' +
-    'Engine columns (JPEG categories): lib/engine decodeAll on the JPEG bytes, decoding included.', '');
+    'Engine columns (JPEG categories): lib/engine decodeAll on the JPEG bytes, decoding included. ' +
+    `Repository at ${gitHead()}; load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (the machine is shared: times are noisy).`, '');
   lines.push('| category | goal | read rate | misreads | false positives | median ms | p95 ms | ceiling | engine read | engine median ms | engine p95 ms |');
   lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
@@ -173,6 +175,11 @@ function record(args: Args, rows: Array<{ cat: Category; addon: Stats; engine: S
   else text = `${text.trimEnd()}\n\n${section}\n`;
   writeFileSync(file, text);
   console.log(`recorded in ${path.relative(process.cwd(), file)}`);
+}
+
+function gitHead(): string {
+  const r = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : 'unknown commit';
 }
 
 main().catch((e) => {
