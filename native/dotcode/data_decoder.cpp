@@ -26,6 +26,7 @@ class Decoder {
   bool run() {
     out_.bytes.clear();
     out_.ecis.clear();
+    out_.eciSegments.clear();
     out_.gs1 = false;
     out_.readerInit = false;
     out_.macro.clear();
@@ -109,6 +110,11 @@ class Decoder {
   void latch(Set s) {
     set_ = s;
     shiftLeft_ = 0;
+  }
+  // An ECI applies from the next byte written (FORMAT.md 8.8), in normal and binary mode alike.
+  void addEci(int eci) {
+    out_.ecis.push_back(eci);
+    out_.eciSegments.push_back({out_.bytes.size(), eci});
   }
   void digits(int v) {
     out_.bytes += static_cast<char>('0' + v / 10);
@@ -202,7 +208,7 @@ class Decoder {
           eci = (a - 40) * 12769 + b * 113 + c + 40;
           if (eci > kMaxEci) return false;
         }
-        out_.ecis.push_back(eci);
+        addEci(eci);
         return true;
       }
       case 109:
@@ -277,7 +283,7 @@ class Decoder {
       eciValue_ = eciValue_ << 8 | value;
       if (--eciPending_ == 0) {
         if (eciValue_ > 999999) return false;
-        out_.ecis.push_back(eciValue_);
+        addEci(eciValue_);
       }
       return true;
     }

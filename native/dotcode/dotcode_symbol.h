@@ -22,10 +22,19 @@ struct DotGrid {
   float at(int r, int c) const { return value[static_cast<size_t>(r) * cols + c]; }
 };
 
+// Where an ECI takes effect: bytes[offset..] (up to the next segment's offset) are in that ECI's
+// character set. Bytes before the first segment are in the default set (ISO-8859-1, FORMAT.md 8.8).
+struct EciSegment {
+  size_t offset = 0;  // index into DotCodeSymbol::bytes of the first byte the ECI applies to
+  int eci = 0;
+  bool operator==(const EciSegment& o) const { return offset == o.offset && eci == o.eci; }
+};
+
 struct DotCodeSymbol {
   std::string bytes;             // payload bytes exactly as encoded (GS1: FNC1 -> 0x1D)
   bool gs1 = false;              // FNC1 in first position
   std::vector<int> ecis;         // ECI designators in order of appearance
+  std::vector<EciSegment> eciSegments;  // the same ECIs with their byte offsets, same order
   int structuredAppendIndex = 0; // 1..count when part of a structured append sequence, else 0
   int structuredAppendCount = 0;
   int structuredAppendFileId = -1;  // -1: none in the symbol
