@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Scanner } from '../lib';
-import { generateSupplierKeyPair, packageRoot, signLicense, writeStamp } from '../lib/license';
+import { generateSupplierKeyPair, packageRoot, removeStampKey, signLicense, writeStamp } from '../lib/license';
 
 const ROOT = packageRoot();
 const IMAGES = { dotcode: path.join(ROOT, 'examples/gs1-dotcode.png'), qr: path.join(ROOT, 'examples/qrcode.png') };
@@ -22,6 +22,7 @@ const f1 = (x: number): string => x.toFixed(1);
 function key(url = ''): string {
   const sup = generateSupplierKeyPair();
   writeStamp(ROOT, sup.publicKeyPem, ''); // merges: the bench's own throwaway supplier
+  if (process.argv[2] !== '--child') process.once('exit', () => removeStampKey(ROOT, sup.kid));
   const t = Math.floor(Date.now() / 1000);
   return signLicense({ lid: `bench_${process.pid}`, org: 'Bench', plan: 'bench', seats: 1, features: ['sdk'], iat: t, exp: t + 30 * 86400, url }, sup.privateKeyPem);
 }

@@ -154,3 +154,18 @@ export function writeStamp(packageDir: string, publicKeyPem: string, url: string
   fs.renameSync(tmp, file);
   return stamp;
 }
+
+/**
+ * Removes one supplier key from a package's stamp (the end of a key rotation; tests removing
+ * their throwaway keys). Returns whether the key was there. The stamp file stays, possibly empty.
+ */
+export function removeStampKey(packageDir: string, kid: string): boolean {
+  const old = readStamp(packageDir);
+  if (!old || !old.keys.some((k) => k.kid === kid)) return false;
+  const stamp: Stamp = { keys: old.keys.filter((k) => k.kid !== kid), url: old.url };
+  const file = path.join(packageDir, STAMP_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(stamp, null, 2) + '\n');
+  fs.renameSync(tmp, file);
+  return true;
+}

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   checkStamp, generateSupplierKeyPair, GRACE_SECONDS, initSupplier, keyId, licenceState, LicenseClaims,
-  LicenseError, loadSupplier, packageRoot, parseLicenseKey, readStamp, signLicense, verifyLicense, writeStamp,
+  LicenseError, loadSupplier, packageRoot, parseLicenseKey, readStamp, removeStampKey, signLicense, verifyLicense, writeStamp,
 } from '../../lib/license';
 
 const DAY = 86400;
@@ -158,5 +158,20 @@ describe('supplier key pair and stamp', () => {
   it('packageRoot finds the dotcode-sdk package', () => {
     const root = packageRoot();
     assert.equal(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).name, 'dotcode-sdk');
+  });
+});
+
+describe('stamp key removal', () => {
+  it('removeStampKey takes one key out and leaves the others', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-lic-'));
+    try {
+      writeStamp(tmp, supplier.publicKeyPem, 'u');
+      writeStamp(tmp, other.publicKeyPem, 'u');
+      assert.equal(removeStampKey(tmp, supplier.kid), true);
+      assert.equal(removeStampKey(tmp, supplier.kid), false);
+      assert.deepEqual(readStamp(tmp)!.keys.map((k) => k.kid), [other.kid]);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { generateSupplierKeyPair, LicenseClaims, packageRoot, signLicense, writeStamp } from '../../lib/license';
+import { generateSupplierKeyPair, LicenseClaims, packageRoot, removeStampKey, signLicense, writeStamp } from '../../lib/license';
 
 export const DAY = 86400;
 export const supplier = generateSupplierKeyPair();
@@ -19,6 +19,9 @@ export function stampRepo(): void {
   if (stamped) return;
   writeStamp(packageRoot(), supplier.publicKeyPem, '');
   stamped = true;
+  // Take this run's throwaway key out again when the test process ends, so the shared stamp
+  // does not grow with every run (child processes have finished by then).
+  process.once('exit', () => { try { removeStampKey(packageRoot(), supplier.kid); } catch { /* best effort */ } });
 }
 
 export function now(): number {

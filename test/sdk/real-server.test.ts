@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Scanner } from '../../lib';
-import { initSupplier, loadSupplier, packageRoot, signLicense, writeStamp } from '../../lib/license';
+import { initSupplier, loadSupplier, packageRoot, removeStampKey, signLicense, writeStamp } from '../../lib/license';
 import { startServer, RunningServer } from '../../server/src/server';
 import { createLogger } from '../../server/src/logger';
 import { collector, DAY, now, qrPng, tmpDir, waitFor } from './helpers';
@@ -18,11 +18,13 @@ describe('SDK background calls against the real Cloud API', function () {
   let srv: RunningServer;
   let png: Buffer;
   let sign: (seats: number) => { key: string; lid: string };
+  let kid = '';
 
   before(async () => {
     data = tmpDir('dc-realsrv-');
     initSupplier(data);
     const sup = loadSupplier(data);
+    kid = sup.kid;
     writeStamp(packageRoot(), sup.publicKeyPem, ''); // merges with the other test suppliers
     srv = await startServer({ port: 0, host: '127.0.0.1', dataDir: data, logger: createLogger({ file: path.join(data, 'api.log') }) });
     let n = 0;
@@ -35,6 +37,7 @@ describe('SDK background calls against the real Cloud API', function () {
   });
   after(async () => {
     await srv?.close();
+    removeStampKey(packageRoot(), kid);
     fs.rmSync(data, { recursive: true, force: true });
   });
 
