@@ -17,6 +17,15 @@ Napi::Object symbolToJs(Napi::Env env, const dc::DotCodeSymbol& s) {
   Napi::Array ecis = Napi::Array::New(env, s.ecis.size());
   for (size_t i = 0; i < s.ecis.size(); ++i) ecis.Set(static_cast<uint32_t>(i), Napi::Number::New(env, s.ecis[i]));
   o.Set("ecis", ecis);
+  // Each ECI with the offset into `bytes` from which it applies, so JS can decode per segment.
+  Napi::Array segs = Napi::Array::New(env, s.eciSegments.size());
+  for (size_t i = 0; i < s.eciSegments.size(); ++i) {
+    Napi::Object seg = Napi::Object::New(env);
+    seg.Set("offset", Napi::Number::New(env, static_cast<double>(s.eciSegments[i].offset)));
+    seg.Set("eci", Napi::Number::New(env, s.eciSegments[i].eci));
+    segs.Set(static_cast<uint32_t>(i), seg);
+  }
+  o.Set("eciSegments", segs);
   if (s.structuredAppendCount > 0) {
     Napi::Object sa = Napi::Object::New(env);
     sa.Set("index", Napi::Number::New(env, s.structuredAppendIndex));
