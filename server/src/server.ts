@@ -11,6 +11,7 @@ import { Engine, sdkEngine } from './engine';
 import { createLogger, Logger } from './logger';
 import { modules as defaultModules } from './modules';
 import { openStore } from './store';
+import { unwatchRawApiKeys, watchRawApiKeys } from './rawkeys';
 import type { Store } from './store/types';
 import { keyId, packageRoot, supplierDir, type TrustedKey } from '../../lib/license';
 
@@ -82,7 +83,11 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   // slow or stuck clients must not pin sockets forever
   server.requestTimeout = 60_000;
   server.headersTimeout = 20_000;
+  // raw header scan for stray whitespace around X-API-Key (see rawkeys.ts)
+  if (tls) server.on('secureConnection', (s) => watchRawApiKeys(s));
+  else server.on('connection', (s) => watchRawApiKeys(s));
   server.on('upgrade', (req, socket, head) => {
+    unwatchRawApiKeys(socket);
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     const h = app.upgrades.get(pathname);
     if (!h) {

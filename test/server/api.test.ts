@@ -2,6 +2,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import sharp from 'sharp';
 import { SqliteStore } from '../../server/src/store/sqlite';
 import { customer, documented, DOTCODE_PNG, GS1_PNG, request, tempDir, testServer, TestServer } from './helpers';
@@ -104,6 +105,25 @@ describe('Cloud API (SQLite store)', function () {
     // a line break inside the header value cannot even be sent: the HTTP layer refuses it
     assert.throws(() => http.request(`${srv.url}/v1/usage`, { headers: { 'X-API-Key': `${key}\n` } }), /Invalid character/);
     assert.equal(await used(), before);
+  });
+
+  it('401 for a key with a stray space or tab around it on the wire (HTTP parsers strip them)', async () => {
+    const u = new URL(srv.url);
+    const raw = (keyLine: string) => new Promise<number>((resolve, reject) => {
+      const sock = net.connect(Number(u.port), u.hostname, () => {
+        sock.write(`GET /v1/usage HTTP/1.1\r\nHost: x\r\n${keyLine}\r\nConnection: close\r\n\r\n`);
+      });
+      let text = '';
+      sock.on('data', (d) => { text += d.toString(); });
+      sock.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1])));
+      sock.on('error', reject);
+    });
+    assert.equal(await raw(`X-API-Key: ${key}`), 200);
+    assert.equal(await raw(`x-api-key:${key}`), 200);
+    assert.equal(await raw(`X-API-Key: ${key} `), 401, 'trailing space');
+    assert.equal(await raw(`X-API-Key: ${key}\t`), 401, 'trailing tab');
+    assert.equal(await raw(`X-API-Key:  ${key}`), 401, 'leading space copied with the key');
+    assert.equal(await raw(`X-API-Key: ${key}`), 200, 'a later clean request on a fresh connection is fine');
   });
 
   it('413 over 8 MB (declared, and streamed without a length) and 413 image_too_large: free', async () => {

@@ -4,13 +4,15 @@ import { ApiError } from '../errors';
 import type { AppDeps } from '../app';
 import { hashApiKey, sameHash, wellFormedApiKey } from '../store/keys';
 import type { Customer } from '../store/types';
+import { keyHadStrayWhitespace } from '../rawkeys';
 
 /**
  * The customer owning `presented`, or an ApiError 401. The key is taken exactly as sent: a key
  * with a stray space, tab or newline inside fails the shape check and is never "cleaned up".
- * (HTTP itself strips spaces around a header value before the server sees it; see docs/api.md.)
+ * HTTP parsers strip spaces around a header value; given the request's socket, the raw bytes
+ * are checked too (server/src/rawkeys.ts), so `X-API-Key: KEY ` is refused as well.
  */
-export async function authenticate(deps: AppDeps, presented: string | undefined): Promise<Customer> {
+export async function authenticate(deps: AppDeps, presented: string | undefined, socket?: unknown): Promise<Customer> {
   if (presented === undefined || presented === '') {
     throw new ApiError(401, 'missing_api_key', 'Send your API key in the X-API-Key header.');
   }
@@ -22,6 +24,10 @@ export async function authenticate(deps: AppDeps, presented: string | undefined)
   // The lookup is by hash; the final check compares the stored hash in constant time.
   if (!customer || !sameHash(customer.keyHash, hash)) {
     throw new ApiError(401, 'invalid_api_key', 'The API key is wrong or was rotated.');
+  }
+  // after the await above, the raw header bytes of this request have been scanned (rawkeys.ts)
+  if (socket && keyHadStrayWhitespace(socket, presented)) {
+    throw new ApiError(401, 'invalid_api_key', 'The API key is wrong: it was sent with a stray space or tab around it.');
   }
   return customer;
 }
@@ -53,7 +59,7 @@ export async function rateLimit(deps: AppDeps, customerId: string, ctx?: Koa.Con
 /** Koa middleware: X-API-Key auth then the burst limiter; the customer lands in ctx.state. */
 export function keyed(deps: AppDeps): Koa.Middleware {
   return async (ctx, next) => {
-    const customer = await authenticate(deps, ctx.get('X-API-Key') || undefined);
+    const customer = await authenticate(deps, ctx.get('X-API-Key') || undefined, ctx.req.socket);
     ctx.state.customer = customer;
     await rateLimit(deps, customer.id, ctx);
     await next();
