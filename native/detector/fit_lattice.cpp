@@ -190,7 +190,7 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
       continue;
     }
     DBG("  basis iter %d: a (%.2f,%.2f) b (%.2f,%.2f) good %zu of %zu half %d\n", iter, b.ax, b.ay, b.bx, b.by, good.size(), vs.size(), half);
-    if (good.size() * 2 < vs.size()) return false;  // the vectors do not form a lattice
+    if (good.size() * 20 < vs.size() * 7) return false;  // the vectors do not form a lattice (35%)
     if (!refitBasis(good, ns, b)) return false;
     reduce(b);
   }

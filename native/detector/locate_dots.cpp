@@ -262,7 +262,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     // Rejected shapes are counted: many of them (dots merged by blur or ink spread, chains
     // along the diagonals) tell the driver that the stricter threshold pass is worth running.
     if (w > p.maxDot || h > p.maxDot) {
-      if (w <= 4 * p.maxDot && h <= 4 * p.maxDot) ++ws.rejectedShapes;
+      ++ws.rejectedShapes;
       continue;
     }
     const int a = ws.cnt[i];

@@ -197,10 +197,11 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
   if (found || !options.tryHarder) return;
   run(image, kInverted, identity, light);
   if (found) return;
-  // the stricter threshold only where the cheap one saw a lattice or many merged shapes
-  if (dark.lattice || dark.rejectedShapes >= 1) run(image, kAdaptive, identity, unused);
+  // The stricter threshold (blur and ink spread merge dots, even whole small symbols, into
+  // components that no longer look like dots; there is no cheap sure sign of it, so it always runs).
+  run(image, kAdaptive, identity, unused);
   if (found) return;
-  if (light.lattice || light.rejectedShapes >= 1) run(image, kAdaptiveInverted, identity, unused);
+  if (light.lattice || light.rejectedShapes > 0) run(image, kAdaptiveInverted, identity, unused);
   if (found) return;
   // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
   int crops = 0;
@@ -209,7 +210,7 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
     const int m = 12;
     Rect r{std::max(0, r0.x0 - m), std::max(0, r0.y0 - m), std::min(image.width, r0.x1 + m), std::min(image.height, r0.y1 + m)};
     if (r.x1 - r.x0 < 8 || r.y1 - r.y0 < 8) continue;
-    if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000) continue;
+    if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000) continue;  // bounded work
     GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
     GreyImage up;
     std::vector<uint8_t> buf;
