@@ -49,11 +49,39 @@ function decodeUtf32(bytes: Uint8Array, bigEndian: boolean): string {
   return out;
 }
 
+/** An ECI and the offset into the payload bytes from which it applies (the DotCode addon). */
+export interface EciSegment {
+  offset: number;
+  eci: number;
+}
+
 /**
- * Text of a symbol whose decoder reports the ECIs as a list without positions (the DotCode
- * addon: `ecis` in order of appearance). One charset ECI decodes the whole payload; with several
- * different ones the positions are unknown, so the first charset ECI is applied (documented in
- * docs/engine.md as a limitation until the native symbol carries segment offsets).
+ * Text of a symbol whose decoder reports where each ECI takes effect (the DotCode addon's
+ * `eciSegments`, in order of appearance). Bytes before the first ECI are ISO-8859-1 (the default
+ * of FORMAT.md 8.8); each ECI then applies up to the next one, so a symbol that switches from,
+ * say, ISO-8859-5 to UTF-8 mid-message reads exactly. Two ECIs at the same offset leave an empty
+ * segment, i.e. the later one wins. Offsets are clamped into the payload and never go backwards,
+ * so a malformed list cannot drop or repeat bytes.
+ */
+export function textFromEciSegments(bytes: Uint8Array, segments: readonly EciSegment[]): string {
+  let text = '';
+  let start = 0;
+  let current: number | null = null;
+  for (const seg of segments) {
+    const at = Math.min(bytes.length, Math.max(start, seg.offset));
+    if (at > start) text += decodeSegment(bytes.subarray(start, at), current);
+    start = at;
+    current = seg.eci;
+  }
+  if (start < bytes.length || segments.length === 0) text += decodeSegment(bytes.subarray(start), current);
+  return text;
+}
+
+/**
+ * Text of a symbol whose decoder reports the ECIs as a list without positions (a DotCode addon
+ * built before `eciSegments` existed, e.g. an old prebuild). One charset ECI decodes the whole
+ * payload; with several different ones the positions are unknown, so the first charset ECI is
+ * applied.
  */
 export function textFromEciList(bytes: Uint8Array, ecis: readonly number[]): string {
   const charsetEci = ecis.find((e) => ECI_LABELS[e] !== undefined || e === 34 || e === 35);

@@ -1,7 +1,7 @@
 // DotCode through the C++ addon (native/detector via native/addon). Loaded with node-gyp-build
 // from the package root, so a prebuilt binary in prebuilds/ is used when no local build exists.
 import * as path from 'path';
-import { textFromEciList } from './charset';
+import { textFromEciList, textFromEciSegments, type EciSegment } from './charset';
 import type { GreyImage } from './image';
 import type { Point } from './types';
 
@@ -9,6 +9,8 @@ export interface NativeRead {
   bytes: Buffer;
   gs1: boolean;
   ecis: number[];
+  /** Absent from addons built before segments were recorded (then only `ecis` is known). */
+  eciSegments?: EciSegment[];
   structuredAppend: { index: number; count: number; fileId: number | null } | null;
   readerInit: boolean;
   macro: string | null;
@@ -51,7 +53,7 @@ export function readDotCode(grey: GreyImage, maxSymbols: number): DotCodeSymbol[
   const reads = loadAddon().readImageSync(grey.data, grey.width, grey.height, { maxSymbols });
   return reads.map((r) => ({
     bytes: r.bytes,
-    text: textFromEciList(r.bytes, r.ecis),
+    text: r.eciSegments ? textFromEciSegments(r.bytes, r.eciSegments) : textFromEciList(r.bytes, r.ecis),
     symbologyId: r.symbologyId,
     ecis: r.ecis,
     gs1: r.gs1,
