@@ -47,6 +47,15 @@ function prebuildStale() {
   return src > when ? 'native sources are newer than the prebuilt addon' : null;
 }
 
+/** node-gyp: a local install if any, else the copy bundled with npm (what `npx node-gyp` runs). */
+function nodeGypBin() {
+  const candidates = [path.join(ROOT, 'node_modules/node-gyp/bin/node-gyp.js'),
+    path.join(path.dirname(process.execPath), '../lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js')];
+  const found = candidates.find((c) => fs.existsSync(c));
+  if (!found) throw new Error(`node-gyp not found (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
 function copy(rel, stage) {
   fs.cpSync(path.join(ROOT, rel), path.join(stage, rel), {
     recursive: true,
@@ -85,11 +94,24 @@ function packSdk(opts = {}) {
     if (why) {
       log(`building the addon with prebuildify (${why})`);
       fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(stage, 'node_modules'));
-      execFileSync(process.execPath, [require.resolve('prebuildify/bin.js'), '--napi', '--strip'], { cwd: stage, stdio: opts.quiet ? 'pipe' : 'inherit' });
+      // Offline: build for the running Node (N-API, so the binary serves every later Node too)
+      // against its local headers (npm's `nodedir`), never downloading headers for a newer one.
+      let nodedir = process.env.npm_config_nodedir;
+      if (!nodedir) {
+        try { nodedir = execFileSync('npm', ['config', 'get', 'nodedir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { /* none */ }
+      }
+      const env = { ...process.env, PATH: `${path.join(ROOT, 'node_modules/.bin')}${path.delimiter}${process.env.PATH}` };
+      if (nodedir && nodedir !== 'undefined') env.npm_config_nodedir = nodedir;
+      execFileSync(process.execPath, [
+        require.resolve('prebuildify/bin.js'), '--napi', '--strip', '--name', pkg.name,
+        '--target', process.versions.node, '--node-gyp', nodeGypBin(),
+      ], { cwd: stage, env, stdio: opts.quiet ? 'pipe' : 'inherit' });
       fs.rmSync(path.join(stage, 'node_modules'));
       fs.rmSync(path.join(stage, 'build'), { recursive: true, force: true });
-      // Keep the checkout's prebuilds/ current too, so `npm pack` there ships the same addon.
+      // Keep the checkout's prebuilds/ current too (replacing older binaries, so node-gyp-build
+      // can never pick a stale one), so `npm pack` there ships the same addon.
       fs.mkdirSync(PREBUILD_DIR, { recursive: true });
+      for (const f of addons(PREBUILD_DIR)) fs.rmSync(f);
       for (const f of addons(path.join(stage, 'prebuilds', path.basename(PREBUILD_DIR)))) fs.copyFileSync(f, path.join(PREBUILD_DIR, path.basename(f)));
     } else {
       if (addons(PREBUILD_DIR).length === 0) throw new Error(`no prebuilt addon in ${PREBUILD_DIR}: run with --prebuild auto`);
