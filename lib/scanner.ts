@@ -148,6 +148,10 @@ export class Scanner {
   private readonly gs1Mode: Gs1Mode;
   private readonly telemetry: TelemetryClient | null;
   private closed = false;
+  private readonly warn: (m: string) => void;
+  private readonly payload: LicensePayload;
+  private readonly termEnds: number;
+  private graceWarned = false;
 
   /**
    * Verifies `licenseKey` offline and starts warming the decoder and (unless `telemetry:false`)
@@ -155,16 +159,19 @@ export class Scanner {
    * `license expired ...`.
    */
   constructor(licenseKey: string, options: ScannerOptions = {}) {
-    const warn = options.logger ? (m: string) => options.logger!.warn(m) : (m: string) => console.warn(`dotcode-sdk: ${m}`);
+    const sink = options.logger ? (m: string) => options.logger!.warn(m) : (m: string) => console.warn(`dotcode-sdk: ${m}`);
+    // Warnings are also logged from timers: a throwing logger must not take the process down.
+    const warn = (m: string): void => { try { sink(m); } catch { /* the logger's problem, not the scan's */ } };
+    this.warn = warn;
     const stamp = trustedStamp();
     const p: LicensePayload = verifyLicense(licenseKey, stamp.keys);
     const st = licenceState(p);
     if (st.state === 'expired') {
       throw new LicenseError('license_expired', `license expired: the licence of ${p.org} (${p.lid}) ended on ${isoDay(st.termEnds)} and its 14-day grace period ended on ${isoDay(st.graceEnds)}; ask your supplier for a renewed key`);
     }
-    if (st.state === 'grace') {
-      warn(`the licence of ${p.org} (${p.lid}) ended on ${isoDay(st.termEnds)}; scanning continues during the grace period, ${st.daysLeft} day(s) left (until ${isoDay(st.graceEnds)}): renew it before then`);
-    }
+    this.payload = p;
+    this.termEnds = st.termEnds;
+    if (st.state === 'grace') this.warnGrace();
     this.license = Object.freeze({ id: p.lid, org: p.org, plan: p.plan, seats: p.seats, exp: p.exp, features: Object.freeze([...p.features]) as LicenseFeature[] });
     this.graceEnds = st.graceEnds;
     this.sdkLicensed = p.features.includes('sdk');
@@ -186,7 +193,7 @@ export class Scanner {
         requestTimeoutMs: options.cloud?.requestTimeoutMs,
         closeTimeoutMs: options.cloud?.closeTimeoutMs,
         stateDir: options.cloud?.stateDir,
-      } as ConstructorParameters<typeof TelemetryClient>[0]);
+      });
       this.telemetry.start();
     }
   }
@@ -202,12 +209,23 @@ export class Scanner {
     return this.telemetry.cloudError;
   }
 
+  /** Logs the grace-period warning, once per Scanner (at construction, or when the term ends while it runs). */
+  private warnGrace(): void {
+    if (this.graceWarned) return;
+    this.graceWarned = true;
+    const p = this.payload;
+    const st = licenceState(p);
+    this.warn(`the licence of ${p.org} (${p.lid}) ended on ${isoDay(st.termEnds)}; scanning continues during the grace period, ${st.daysLeft} day(s) left (until ${isoDay(st.graceEnds)}): renew it before then`);
+  }
+
   /** The licence gate of every decode: null when decoding may run, else the SPEC 7.2 error. */
   private gate(): string | null {
     if (this.closed) throw new Error('this Scanner is closed; create a new one');
     realWorkStarted = true;
     if (!this.sdkLicensed) return 'feature_not_licensed';
-    if (Date.now() / 1000 >= this.graceEnds) return 'license_expired:renew_required';
+    const t = Date.now() / 1000;
+    if (t >= this.graceEnds) return 'license_expired:renew_required';
+    if (t >= this.termEnds && !this.graceWarned) this.warnGrace();
     return null;
   }
 

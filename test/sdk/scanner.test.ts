@@ -91,6 +91,33 @@ describe('Scanner: licence', function () {
     await s.close();
   });
 
+  it('warns once when the term ends while it runs, and keeps scanning in grace', async () => {
+    const t = Date.now() / 1000;
+    const key = makeKey({ iat: Math.floor(t) - 300 * DAY, exp: Math.floor(t) + 1 });
+    const log = collector();
+    const s = new Scanner(key, { telemetry: false, logger: log });
+    const png = await qrPng('term');
+    assert.equal((await s.decode(png)).ok, true);
+    assert.deepEqual(log.messages, []);
+    await sleep(Math.max(0, (Math.floor(t) + 1 - Date.now() / 1000) * 1000) + 50);
+    assert.equal((await s.decode(png)).ok, true);
+    assert.equal(s.decodeSync(png).ok, true);
+    assert.equal(log.messages.length, 1);
+    assert.match(log.messages[0], /grace period, 14 day\(s\) left/);
+    await s.close();
+  });
+
+  it('a logger that throws never breaks scanning', async () => {
+    const t = now();
+    const s = new Scanner(makeKey({ exp: t - DAY, iat: t - 300 * DAY, url: 'http://127.0.0.1:9' }), {
+      logger: { warn() { throw new Error('broken logger'); } }, cloud: { requestTimeoutMs: 200 },
+    });
+    await sleep(300); // the failing registration logs from a timer
+    assert.equal((await s.decode(await qrPng('logger'))).ok, true);
+    assert.equal(s.cloudOk, false);
+    await s.close();
+  });
+
   it('an unstamped SDK package refuses every key and says how to stamp it', () => {
     // A copy of the compiled library in a package folder with no supplier.json.
     const pkg = tmpDir('dc-unstamped-');
@@ -144,6 +171,18 @@ describe('Scanner: decoding', function () {
       assert.equal(r.gs1?.is_gs1, true);
     }
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads the GS1 DotCode sample, with field(ai) on the parsed element string', async () => {
+    const r = await s.decode(path.join(ROOT, 'examples/gs1-dotcode.png'));
+    assert.equal(r.ok, true, r.error ?? '');
+    assert.equal(r.format, 'DotCode');
+    assert.match(r.via, /^dotcode:/);
+    assert.equal(r.text, '01095060001343521726123110ABC123\x1d21SN0001');
+    assert.deepEqual([r.field('01'), r.field('17'), r.field('10'), r.field('21')], ['09506000134352', '261231', 'ABC123', 'SN0001']);
+    const plain = await s.decode(path.join(ROOT, 'examples/dotcode.png'), { format: 'DotCode' });
+    assert.equal(plain.text, 'Hello from DotCode Reader');
+    assert.deepEqual(plain.fields, {});
   });
 
   it('results serialise to exactly the Cloud API members plus fields', async () => {
