@@ -14,8 +14,16 @@ export function safeUrl(url: string | undefined): string {
   if (q < 0) return url;
   const parts = url.slice(q + 1).split('&').map((kv) => {
     const eq = kv.indexOf('=');
-    const name = decodeURIComponent((eq < 0 ? kv : kv.slice(0, eq)).replace(/\+/g, ' ')).toLowerCase();
-    return SECRET_PARAMS.has(name) ? `${eq < 0 ? kv : kv.slice(0, eq)}=[redacted]` : kv;
+    const raw = eq < 0 ? kv : kv.slice(0, eq);
+    let name: string;
+    try {
+      name = decodeURIComponent(raw.replace(/\+/g, ' ')).toLowerCase();
+    } catch {
+      // Malformed %-encoding ("%zz"): this runs in the request log's `finally`, so a throw here
+      // would turn an answered (and charged) request into a bare 500. Fail closed: redact it.
+      return `${raw}=[redacted]`;
+    }
+    return SECRET_PARAMS.has(name) ? `${raw}=[redacted]` : kv;
   });
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }

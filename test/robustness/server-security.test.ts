@@ -119,11 +119,10 @@ describe('robustness: Cloud API security (SQLite store)', function () {
     }
   });
 
-  // it.skip until FINDING F1 is fixed (server/src/logger.ts safeUrl; see /tmp/qa-findings.md)
-  it.skip('a malformed query string (bad percent-encoding) is answered normally, not 500, and the key stays out of the log', async () => {
-    // FINDING F1 (/tmp/qa-findings.md): server/src/logger.ts safeUrl() calls decodeURIComponent on
-    // each query parameter name; "%zz" throws URIError inside the request-log `finally`, turning an
-    // already decoded (and charged) request into a bare 500, which SPEC 7.1 tells clients to retry.
+  it('a malformed query string (bad percent-encoding) is answered normally, not 500, and the key stays out of the log', async () => {
+    // FINDING F1 (fixed): server/src/logger.ts safeUrl() called decodeURIComponent on each query
+    // parameter name; "%zz" threw URIError inside the request-log `finally`, turning an already
+    // decoded (and charged) request into a bare 500, which SPEC 7.1 tells clients to retry.
     const before = await used(s, key);
     const r = await request(`${s.url}/v1/decode?%zz=1`, { headers: { 'X-API-Key': key }, body: DOTCODE_PNG });
     assert.notEqual(r.status, 500, `answered ${r.status} ${JSON.stringify(r.body)}`);
