@@ -118,6 +118,31 @@ describe('Scanner: background registration and usage', function () {
     });
   }
 
+  it('never keeps the process alive: a script that does not call close() exits at once', async () => {
+    const srv = await protocolServer('hang');
+    try {
+      const key = makeKey({ url: srv.url });
+      const child = `
+        const { Scanner } = require(${JSON.stringify(path.join(ROOT, 'dist/lib/index.js'))});
+        const s = new Scanner(process.env.KEY, { logger: { warn() {} } });
+        s.decode(Buffer.from(process.env.PNG, 'base64')).then((r) => console.log(JSON.stringify({ text: r.text, at: Date.now() })));`;
+      let out = '';
+      const exitedAt = await new Promise<number>((resolve, reject) => {
+        const p = spawn(process.execPath, ['-e', child], { env: { ...process.env, KEY: key, PNG: png.toString('base64'), DOTCODE_STATE_DIR: state } });
+        p.stdout.on('data', (c) => { out += c; });
+        p.on('exit', (code) => (code === 0 ? resolve(Date.now()) : reject(new Error(`exit ${code}: ${out}`))));
+      });
+      const r = JSON.parse(out.trim()) as { text: string; at: number };
+      assert.equal(r.text, 'telemetry');
+      // The registration request hangs (bound 2.5 s) and the heartbeat is 60 s away: neither
+      // may hold the process once its own work is done.
+      assert.ok(exitedAt - r.at < 1000, `exited ${exitedAt - r.at} ms after its last decode`);
+      assert.ok(await waitFor(() => srv.requests.length > 0, 100) || srv.connections > 0, 'the registration was attempted');
+    } finally {
+      await srv.close();
+    }
+  });
+
   it('over the seat count: logs "seat limit reached" once and keeps scanning', async () => {
     const srv = await protocolServer('seats');
     try {
