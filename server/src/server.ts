@@ -40,7 +40,8 @@ export interface RunningServer {
   server: http.Server | https.Server;
   app: App;
   deps: AppDeps;
-  close(): Promise<void>;
+  /** graceful: waits up to graceMs (default 10 s) for requests in flight */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -108,11 +109,15 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   logger.info({ url, store: store.kind }, 'dotcode api listening');
   return {
     url, port: addr.port, server, app, deps,
-    async close() {
+    async close(graceMs = 10_000) {
       await app.close();
+      // stop accepting; let requests in flight finish (their scans are already reserved) for up
+      // to graceMs, then cut whatever is left
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        const t = setTimeout(() => server.closeAllConnections(), graceMs);
+        t.unref();
+        server.close(() => { clearTimeout(t); resolve(); });
+        server.closeIdleConnections();
       });
       if (!o.store) await store.close();
     },

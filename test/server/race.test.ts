@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { customer, DOTCODE_PNG, forEachStore, REDIS_URL, redisAvailable, request, serveProcess, stopProcess, tempDir, testPrefix, testServer } from './helpers';
 import { RedisStore } from '../../server/src/store/redis';
+import { SqliteStore } from '../../server/src/store/sqlite';
 import { currentPeriod, dayOf } from '../../server/src/store/period';
 import type { Store } from '../../server/src/store/types';
 
@@ -39,6 +40,23 @@ forEachStore('quota race', (kind) => {
     } finally {
       await srv.close();
       await kind.dispose(store);
+    }
+  });
+});
+
+describe('quota race [sqlite, two server processes on one data folder]', function () {
+  it('two processes sharing the SQLite file never overrun either', async () => {
+    const dataDir = tempDir('two-sqlite');
+    const store = new SqliteStore(`${dataDir}/dotcode.sqlite`);
+    const env = { DOTCODE_RATE_LIMIT: '1000/1000', DOTCODE_LOG_LEVEL: 'warn' };
+    const servers = await Promise.all([serveProcess(['--data', dataDir], env), serveProcess(['--data', dataDir], env)]);
+    try {
+      const c = await tenLeft(store);
+      assert.deepEqual(tally(await burst(servers.map((s) => s.url), c.key)), { 200: 10, 402: 40 });
+      assert.equal(await store.usage(c.id, c.period), QUOTA);
+    } finally {
+      await Promise.all(servers.map((s) => stopProcess(s.child)));
+      await store.close();
     }
   });
 });
