@@ -40,7 +40,7 @@ struct LocateParams {
 // Reusable buffers so that a frame does not allocate once the buffers have grown.
 struct LocateWorkspace {
   std::vector<int32_t> blockSum, blockCnt;
-  std::vector<uint8_t> blockMin, blockMax, rawMin, rawMax, blkLo, blkOwnMin;
+  std::vector<uint8_t> blockMin, blockMax, rawMin, rawMax, blkLo;
   std::vector<float> blkMean;
   const uint8_t* statsData = nullptr;
   int statsW = 0, statsH = 0, statsStride = 0, statsShift = 0, statsRadius = 0;

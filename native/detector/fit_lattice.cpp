@@ -203,7 +203,9 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
   return true;
 }
 
-inline int64_t key(int i, int j) { return (static_cast<int64_t>(i) << 32) ^ static_cast<uint32_t>(j); }
+inline int64_t key(int i, int j) {
+  return static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(i)) << 32) | static_cast<uint32_t>(j));
+}
 
 struct Grown {
   int blob;

@@ -105,7 +105,9 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     ws.blockCnt.assign(nb, 0);
     ws.rawMin.assign(nb, 255);
     ws.rawMax.assign(nb, 0);
-    for (int y = 0; y < H; ++y) {
+    // Every other row is enough for neighbourhood statistics (half the cost); the exact
+    // per-segment minimum is tested again when the runs are extracted.
+    for (int y = 0; y < H; y += (H >= 2 * B ? 2 : 1)) {
       const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
       const size_t base = static_cast<size_t>(y >> S) * bw;
       for (int bx = 0; bx < bw; ++bx) {
@@ -138,12 +140,10 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     ws.statsRadius = R;
   }
   PROBE("blockstats");
-  // Per block, in dark form: neighbourhood mean and minimum, the threshold, and the block's own
-  // minimum (a block whose darkest pixel is above the threshold holds no foreground at all).
+  // Per block, in dark form: neighbourhood mean and minimum, and the threshold.
   ws.thr.assign(nb, 0);
   ws.blkMean.resize(nb);
   ws.blkLo.resize(nb);
-  ws.blkOwnMin.resize(nb);
   for (size_t b = 0; b < nb; ++b) {
     const float m = static_cast<float>(ws.blockSum[b]) / static_cast<float>(ws.blockCnt[b]);
     const int lo = p.dark ? ws.blockMin[b] : 255 - ws.blockMax[b];
@@ -151,12 +151,10 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     const float mean = p.dark ? m : 255.0f - m;
     ws.blkMean[b] = mean;
     ws.blkLo[b] = static_cast<uint8_t>(lo);
-    ws.blkOwnMin[b] = p.dark ? ws.rawMin[b] : static_cast<uint8_t>(255 - ws.rawMax[b]);
     if (hi - lo < p.minContrast) continue;  // flat: no dot can be seen here
     // the floor keeps sensor/JPEG noise on mottled backgrounds from becoming thousands of blobs
     const float delta = std::max(p.alpha * (mean - lo), 6.0f);
     int t = static_cast<int>(std::max(0.0f, std::ceil(mean - delta)));
-    if (ws.blkOwnMin[b] >= t) t = 0;
     ws.thr[b] = static_cast<int16_t>(t);
   }
 
@@ -186,6 +184,21 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
           runStart = -1;
         }
         continue;
+      }
+      if (x1 - x0 == B) {
+        // Most row segments hold no foreground: test their minimum first (vectorises well).
+        int mn = 255;
+        for (int x = x0; x < x1; ++x) mn = std::min(mn, row[x] ^ xorMask);
+        if (mn >= t) {
+          if (runStart >= 0) {
+            ws.runX0.push_back(runStart);
+            ws.runX1.push_back(x0);
+            ws.runY.push_back(y);
+            ws.runDepth.push_back(depth);
+            runStart = -1;
+          }
+          continue;
+        }
       }
       for (int x = x0; x < x1; ++x) {
         const int v = row[x] ^ xorMask;

@@ -201,7 +201,8 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
   // components that no longer look like dots; there is no cheap sure sign of it, so it always runs).
   run(image, kAdaptive, identity, unused);
   if (found) return;
-  if (light.lattice || light.rejectedShapes > 0) run(image, kAdaptiveInverted, identity, unused);
+  // light prints are rarely blurred into one shape; only a lattice-like light cluster justifies it
+  if (light.lattice) run(image, kAdaptiveInverted, identity, unused);
   if (found) return;
   // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
   int crops = 0;

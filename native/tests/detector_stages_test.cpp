@@ -150,7 +150,6 @@ int runCase(const Matrix& mx, RenderSpec s) {
   s.width = std::max(s.width, static_cast<int>(extent * 1.6) + 20);
   s.height = std::max(s.height, static_cast<int>(extent * 1.6) + 20);
   std::vector<uint8_t> img = render(mx, s);
-  if (getenv("DC_DUMP_TMP")) { std::ofstream("/tmp/det/s.raw", std::ios::binary).write((const char*)img.data(), img.size()); std::ofstream("/tmp/det/s.json") << "{\"w\":" << s.width << ",\"h\":" << s.height << "}"; }
   dc::GreyImage gi{img.data(), s.width, s.height, s.width};
   dc::ReadOptions opt;
   opt.timeBudgetMs = 2000;
