@@ -2,6 +2,8 @@
 // logic lives here. Every entry point catches everything: the addon must never take the process down.
 #include <napi.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <exception>
 
@@ -132,9 +134,17 @@ bool parseImageArgs(const Napi::CallbackInfo& info, ImageArgs& args) {
     return false;
   }
   Napi::Uint8Array grey = info[0].As<Napi::Uint8Array>();
-  int width = info[1].As<Napi::Number>().Int32Value();
-  int height = info[2].As<Napi::Number>().Int32Value();
-  if (width <= 0 || height <= 0 || static_cast<double>(width) * height > grey.ByteLength()) {
+  // Read as doubles: Int32Value() would wrap 2^32+640 to 640 and accept a wrong size silently.
+  const double w = info[1].As<Napi::Number>().DoubleValue();
+  const double h = info[2].As<Napi::Number>().DoubleValue();
+  constexpr double kMaxSide = 1 << 20;
+  if (!(w >= 1 && w <= kMaxSide && w == std::floor(w)) || !(h >= 1 && h <= kMaxSide && h == std::floor(h))) {
+    Napi::RangeError::New(env, "width and height must be whole numbers from 1 to 1048576").ThrowAsJavaScriptException();
+    return false;
+  }
+  const int width = static_cast<int>(w);
+  const int height = static_cast<int>(h);
+  if (w * h > grey.ByteLength()) {
     Napi::RangeError::New(env, "grey is smaller than width*height").ThrowAsJavaScriptException();
     return false;
   }
@@ -146,7 +156,11 @@ bool parseImageArgs(const Napi::CallbackInfo& info, ImageArgs& args) {
     Napi::Object o = info[3].As<Napi::Object>();
     if (o.Get("tryHarder").IsBoolean()) args.options.tryHarder = o.Get("tryHarder").As<Napi::Boolean>().Value();
     if (o.Get("maxSymbols").IsNumber()) args.options.maxSymbols = o.Get("maxSymbols").As<Napi::Number>().Int32Value();
-    if (o.Get("timeBudgetMs").IsNumber()) args.options.timeBudgetMs = o.Get("timeBudgetMs").As<Napi::Number>().DoubleValue();
+    if (o.Get("timeBudgetMs").IsNumber()) {
+      // Bounded so the detector's deadline arithmetic cannot overflow: at most ten minutes.
+      const double t = o.Get("timeBudgetMs").As<Napi::Number>().DoubleValue();
+      args.options.timeBudgetMs = t >= 0 ? std::min(t, 600000.0) : 0.0;
+    }
   }
   return true;
 }

@@ -355,12 +355,10 @@ if (typeof describe === 'function' && process.env.DC_QA_ENGINE_CHILD !== '1') {
   });
 
   describe('robustness: addon argument range checks (in process: these inputs do not crash)', function () {
-    // it.skip until FINDING F2 is fixed (native/addon/addon.cpp parseImageArgs; /tmp/qa-findings.md):
-    // width/height go through Int32Value (ToInt32 wraps 2^32+640 to 640, so a wrong width is
-    // silently accepted), and a timeBudgetMs of Infinity or >= ~9.2e12 overflows the int64
-    // microsecond cast in read_dotcodes.cpp (undefined behaviour; in practice the deadline lands
-    // in the past and a readable symbol is not read).
-    it.skip('F2: out-of-range width is a RangeError; a huge or infinite time budget still reads the symbol', async () => {
+    // Finding F2 (fixed in native/addon/addon.cpp parseImageArgs): width/height went through
+    // Int32Value (2^32+640 wrapped to 640 and was accepted), and a timeBudgetMs of Infinity or
+    // >= ~9.2e12 overflowed the detector's int64 microsecond deadline.
+    it('F2: out-of-range width is a RangeError; a huge or infinite time budget still reads the symbol', async () => {
       /* eslint-disable @typescript-eslint/no-var-requires */
       const sharp = require('sharp') as typeof import('sharp');
       const { loadAddon } = require('../../lib/engine/dotcode') as typeof import('../../lib/engine/dotcode');
