@@ -36,6 +36,17 @@ describe('SDK tarball', function () {
     assert.equal(shipped.devDependencies, undefined);
   });
 
+  it('a plain `npm pack` in the checkout lists the same kind of content, and never the dev stamp', () => {
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=error'], { cwd: ROOT, encoding: 'utf8' });
+    const [info] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
+    assert.equal(info.filename, `dotcode-sdk-${pkg.version}.tgz`);
+    const files = info.files.map((f) => f.path);
+    assert.ok(files.includes('dist/lib/index.d.ts'));
+    assert.ok(files.some((f) => /^prebuilds\/linux-x64\/[^/]+\.node$/.test(f)));
+    assert.equal(files.includes('supplier.json'), false, 'the checkout\'s test stamp must not ship');
+    assert.deepEqual(files.filter((f) => /^(server|dist\/server|dist\/test|dist\/bench|test)\//.test(f)), []);
+  });
+
   it('installs offline into an empty folder and decodes there without compiling', async () => {
     assert.ok(tgz, 'the pack test ran first');
     const app = path.join(dir, 'app');
