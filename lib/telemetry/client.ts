@@ -47,6 +47,7 @@ export class TelemetryClient {
   private readonly o: Required<Omit<TelemetryOptions, 'stateDir' | 'env'>> & Pick<TelemetryOptions, 'stateDir' | 'env'>;
   private readonly base: URL | null;
   private registered = false;
+  private attempted = false;
   private scans = 0;
   /** A report sent but not acknowledged: resent as is (same report_id). */
   private unacked: { report_id: string; scans: number } | null = null;
@@ -99,6 +100,9 @@ export class TelemetryClient {
     if (!this.base) return;
     const flush = (async () => {
       if (this.busy) await this.busy;              // e.g. a registration still on its way
+      // A short synchronous script (construct, decodeSync, close) closes before the first timer
+      // ever ran: register now so its machine and scans are still known to the service.
+      if (!this.registered && !this.attempted) await this.register();
       if (this.registered && this.pendingScans > 0) await this.report();
     })();
     let bound: NodeJS.Timeout | undefined;
@@ -132,6 +136,7 @@ export class TelemetryClient {
   }
 
   private async register(): Promise<void> {
+    this.attempted = true;
     try {
       this.identity ??= await machineIdentity(this.o.licenceId, { dir: this.o.stateDir ?? (this.o.env?.DOTCODE_STATE_DIR || undefined) });
     } catch (e) {

@@ -45,6 +45,20 @@ describe('Scanner: background registration and usage', function () {
     }
   });
 
+  it('a synchronous script that closes before any timer ran still registers and reports', async () => {
+    const srv = await protocolServer('ok');
+    try {
+      const s = new Scanner(makeKey({ url: srv.url }), { cloud: { ...FAST, stateDir: state } });
+      s.decodeSync(png);
+      s.decodeSync(png);
+      await s.close();
+      assert.equal(srv.registered.size, 1);
+      assert.equal(srv.scans, 2);
+    } finally {
+      await srv.close();
+    }
+  });
+
   it('telemetry:false opens no connection at all', async () => {
     const srv = await protocolServer('ok');
     try {
