@@ -87,6 +87,36 @@ describe('store outage [a Redis of our own]', function () {
   });
 });
 
+describe('store down at start [a Redis of our own]', function () {
+  before(function () {
+    if (spawnSync('redis-server', ['--version']).status !== 0) this.skip();
+  });
+
+  it('the server starts without its Redis, answers 503, and serves once Redis comes up', async () => {
+    const port = await freePort();
+    const srv = await testServer({ redisUrl: `redis://127.0.0.1:${port}`, redisPrefix: testPrefix() });
+    let redis: ChildProcess | undefined;
+    try {
+      const h = await request(`${srv.url}/healthz`);
+      assert.deepEqual([h.status, h.body.error, h.headers['retry-after']], [503, 'store_unavailable', '1']);
+      const d = await request(`${srv.url}/v1/usage`, { headers: { 'X-API-Key': 'dck_' + 'a'.repeat(43) } });
+      assert.equal(d.status, 503);
+      redis = await startRedis(port, tempDir('redis-late'));
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = (await request(`${srv.url}/healthz`)).status;
+      }
+      assert.equal(status, 200);
+      const c = await customer(srv.deps.store, 3);
+      assert.equal((await request(`${srv.url}/v1/decode`, { body: DOTCODE_PNG, headers: { 'X-API-Key': c.key } })).status, 200);
+    } finally {
+      await srv.close();
+      if (redis) await stop(redis);
+    }
+  });
+});
+
 describe('crash safety [SQLite, SIGKILL mid-load]', function () {
   it('after a SIGKILL and a restart, used is the answered scans plus at most those in flight', async () => {
     const dataDir = tempDir('crash');

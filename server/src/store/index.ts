@@ -13,9 +13,11 @@ export interface OpenStoreOptions {
   dataDir: string;
   redisUrl?: string;
   redisPrefix?: string;
+  /** start even if Redis does not answer yet (the server answers 503 until it does) */
+  tolerateDown?: boolean;
 }
 
 export async function openStore(o: OpenStoreOptions): Promise<Store> {
-  if (o.redisUrl) return RedisStore.connect(o.redisUrl, { prefix: o.redisPrefix });
+  if (o.redisUrl) return RedisStore.connect(o.redisUrl, { prefix: o.redisPrefix, waitForReady: !o.tolerateDown });
   return new SqliteStore(path.join(o.dataDir, 'dotcode.sqlite'));
 }

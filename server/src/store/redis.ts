@@ -104,6 +104,11 @@ export interface RedisStoreOptions {
   commandTimeoutMs?: number;
   /** how long connect() waits for the first connection (ms) */
   connectTimeoutMs?: number;
+  /**
+   * false: return at once even if Redis does not answer yet (the server starts and answers 503
+   * until it does, e.g. when containers start in any order). Default true: fail fast (admin).
+   */
+  waitForReady?: boolean;
 }
 
 export class RedisStore implements Store {
@@ -134,6 +139,11 @@ export class RedisStore implements Store {
     s.defineCommand('dcReport', { numberOfKeys: 2, lua: REPORT });
     s.defineCommand('dcIdemBegin', { numberOfKeys: 1, lua: IDEM_BEGIN });
     s.defineCommand('dcIdemComplete', { numberOfKeys: 1, lua: IDEM_COMPLETE });
+    if (opts.waitForReady === false) {
+      // the first attempt may fail; ioredis keeps retrying with retryStrategy
+      client.connect().catch(() => undefined);
+      return new RedisStore(s, opts.prefix ?? 'dotcode:');
+    }
     try {
       await client.connect();
       await client.ping();
