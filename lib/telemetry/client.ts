@@ -231,7 +231,8 @@ export class TelemetryClient {
         done = true;
         clearTimeout(deadline);
         this.inflight.delete(req);
-        if (err) this.fail(`${path}: ${err.message}`);
+        // Requests cut short by close() are not an outage worth a warning.
+        if (err && !(this.closed && err.message === 'scanner closed')) this.fail(`${path}: ${err.message}`);
         resolve(v);
       };
       const options: https.RequestOptions = {
