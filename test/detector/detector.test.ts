@@ -1,0 +1,124 @@
+// The DotCode detector through the addon (readImageSync): no DotCode on any zxing-cpp sample image
+// (other symbologies and the false-positive folders), exact reads of synthetic symbols from the
+// shared generator in every pose category, several symbols in one frame, and hostile inputs that
+// must neither crash nor hang. Budget: well under 30 s.
+import { strict as assert } from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import sharp from 'sharp';
+
+import { renderSample, type Category } from '../fixtures/dotcode-render';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const corpus = path.join(repoRoot, '..', 'shared', 'corpus', 'zxing-samples');
+
+interface NativeRead {
+  bytes: Buffer;
+  via: string;
+  corners: { x: number; y: number }[];
+}
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const addon = require('node-gyp-build')(repoRoot) as {
+  readImageSync(grey: Uint8Array, width: number, height: number, opts?: { tryHarder?: boolean; maxSymbols?: number; timeBudgetMs?: number }): NativeRead[];
+};
+
+async function greyOf(file: string): Promise<{ data: Uint8Array; width: number; height: number }> {
+  const { data, info } = await sharp(file).greyscale().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height };
+}
+
+describe('DotCode detector (native readImageSync)', function () {
+  this.timeout(60000);
+
+  it('finds no DotCode in any zxing-cpp sample image', async function () {
+    if (!fs.existsSync(corpus)) this.skip();
+    const hits: string[] = [];
+    let images = 0;
+    for (const dir of fs.readdirSync(corpus).sort()) {
+      const full = path.join(corpus, dir);
+      if (!fs.statSync(full).isDirectory()) continue;
+      for (const f of fs.readdirSync(full).sort()) {
+        if (!/\.(png|jpe?g|webp)$/i.test(f)) continue;
+        const img = await greyOf(path.join(full, f));
+        images++;
+        const res = addon.readImageSync(img.data, img.width, img.height);
+        if (res.length) hits.push(`${dir}/${f}: ${res.map((r) => r.via + ' ' + JSON.stringify(r.bytes.toString('latin1'))).join(', ')}`);
+      }
+    }
+    assert.ok(images > 300, `expected the whole corpus, saw ${images} images`);
+    assert.deepEqual(hits, [], 'false DotCode reads');
+  });
+
+  // A few samples of each category: exact bytes or nothing, and most of them read. The full
+  // figures come from the read-rate benchmark (bench/); this guards against regressions.
+  const perCategory: [Category, number][] = [
+    ['clean', 6], ['rotated', 6], ['perspective', 6], ['small', 6], ['blur', 6], ['noise', 6], ['lighting', 6],
+    ['inverted', 6], ['mirrored', 6], ['curved', 6], ['gs1', 4], ['long', 3], ['cluttered', 3],
+  ];
+  for (const [category, n] of perCategory) {
+    it(`reads synthetic ${category} symbols exactly`, async function () {
+      let read = 0;
+      for (let seed = 1000; seed < 1000 + n; seed++) {
+        const s = await renderSample(category, seed);
+        const res = addon.readImageSync(s.grey, s.width, s.height);
+        if (!res.length) continue;
+        assert.equal(res[0].bytes.toString('hex'), s.expected!.toString('hex'), `${s.name}: wrong text (misread)`);
+        assert.match(res[0].via, /^dotcode:(fast|inverted|adaptive|scaled)$/);
+        assert.equal(res[0].corners.length, 4);
+        read++;
+      }
+      assert.ok(read >= n - 1, `${category}: read ${read} of ${n}`);
+    });
+  }
+
+  it('reports light-on-dark symbols through the inverted pass', async function () {
+    const s = await renderSample('inverted', 1001);
+    const res = addon.readImageSync(s.grey, s.width, s.height);
+    assert.equal(res.length, 1);
+    assert.equal(res[0].via, 'dotcode:inverted');
+  });
+
+  it('returns every symbol of a frame holding two', async function () {
+    const a = await renderSample('clean', 2001);
+    const b = await renderSample('clean', 2002);
+    const width = a.width + b.width + 20, height = Math.max(a.height, b.height);
+    const grey = new Uint8Array(width * height).fill(a.grey[0]);
+    for (let y = 0; y < a.height; y++) grey.set(a.grey.subarray(y * a.width, (y + 1) * a.width), y * width);
+    for (let y = 0; y < b.height; y++) grey.set(b.grey.subarray(y * b.width, (y + 1) * b.width), y * width + a.width + 20);
+    const res = addon.readImageSync(grey, width, height);
+    const texts = res.map((r) => r.bytes.toString('hex')).sort();
+    assert.deepEqual(texts, [a.expected!.toString('hex'), b.expected!.toString('hex')].sort());
+    const one = addon.readImageSync(grey, width, height, { maxSymbols: 1 });
+    assert.equal(one.length, 1);
+  });
+
+  it('survives hostile images within the time budget', function () {
+    const W = 1280, H = 720;
+    const make = (f: (x: number, y: number) => number): Uint8Array => {
+      const g = new Uint8Array(W * H);
+      for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) g[y * W + x] = f(x, y);
+      return g;
+    };
+    let seed = 12345;
+    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;
+    const images: [string, Uint8Array][] = [
+      ['black', make(() => 0)],
+      ['white', make(() => 255)],
+      ['noise', make(() => rnd())],
+      ['all dots (checkerboard of 2 px dots)', make((x, y) => (((x >> 1) + (y >> 1)) & 1 ? 0 : 255))],
+      ['dense dot lattice', make((x, y) => ((x % 6 < 3 && y % 6 < 3) || ((x + 3) % 6 < 3 && (y + 3) % 6 < 3) ? 20 : 230))],
+      ['stripes', make((x) => ((x >> 2) & 1 ? 10 : 240))],
+      ['pixel checkerboard', make((x, y) => ((x + y) & 1 ? 0 : 255))],
+    ];
+    for (const [name, g] of images) {
+      const t0 = process.hrtime.bigint();
+      const res = addon.readImageSync(g, W, H, { timeBudgetMs: 250 });
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      assert.deepEqual(res, [], `${name}: no symbol expected`);
+      // generous bound: the budget is 250 ms; a hang or unbounded work would blow far past it
+      assert.ok(ms < 2000, `${name}: took ${ms.toFixed(0)} ms`);
+    }
+    assert.deepEqual(addon.readImageSync(new Uint8Array(1), 1, 1), []);
+    assert.deepEqual(addon.readImageSync(new Uint8Array(64), 8, 8, { maxSymbols: 0 }), []);
+  });
+});
