@@ -170,8 +170,9 @@ export function openapiDocument(): Record<string, unknown> {
           requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['machine_id', 'scans', 'report_id'], properties: {
             machine_id: { type: 'string' }, scans: { type: 'integer', minimum: 0 }, report_id: { type: 'string' } } } } } },
           responses: {
-            200: { description: 'Recorded (or already recorded).', content: { 'application/json': { schema: { type: 'object', properties: { ok: { const: true } } } } } },
+            200: { description: 'Recorded (or already recorded); the machine\'s seat lease is renewed, or taken if one is free.', content: { 'application/json': { schema: { type: 'object', properties: { ok: { const: true } } } } } },
             400: error('Bad JSON body.', ['invalid_json', 'invalid_parameter']),
+            409: error('The machine holds no seat and none is free; its scans are still recorded. The SDK registers again later.', ['seat_limit_reached']),
             ...licenseErrors,
           },
         },

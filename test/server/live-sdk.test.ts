@@ -132,6 +132,16 @@ describe('SDK endpoints: register, usage, download', function () {
     assert.equal(m.scans, 6);
   });
 
+  it('a usage report is the heartbeat: it takes a free seat for an unregistered machine, else 409', async () => {
+    const { license_id: lid, license_key: k } = await lic(['sdk'], { seats: 1 });
+    const rep = (m: string, id: string) => request(`${srv.url}/v1/sdk/usage`, { body: json({ machine_id: m, scans: 2, report_id: id }), headers: auth(k) });
+    assert.equal((await rep('a', 'r1')).status, 200);
+    assert.deepEqual((await store.listMachines(lid)).map((x) => [x.machineId, x.scans]), [['a', 2]]);
+    const full = await rep('b', 'r2');
+    assert.deepEqual([full.status, full.body.error], [409, 'seat_limit_reached']);
+    documented('/v1/sdk/usage', 'POST', full);
+  });
+
   it('licence refusals: 401 invalid, 403 revoked / expired / not licensed', async () => {
     const reg = (k: string) => request(`${srv.url}/v1/sdk/register`, { body: json({ machine_id: 'x' }), headers: auth(k) });
     const bad = await reg('DC1.garbage.garbage');

@@ -102,12 +102,16 @@ export const sdkModule: ServerModule = {
         throw new ApiError(400, 'invalid_parameter', '"scans" must be a non-negative integer.');
       }
       const now = deps.now();
-      // a report is also the heartbeat: it renews the machine's seat lease when it holds one
+      // A report is also the heartbeat: it renews the machine's seat lease, or takes a seat for
+      // a machine whose lease ran out (or that never registered) while one is free. The scans
+      // are recorded first, so a refused seat never loses a report (report_id dedups a retry).
       const m = (await deps.store.listMachines(lic.lid)).find((x) => x.kind === 'sdk' && x.machineId === machineId);
-      if (m && m.leaseUntil > now) {
-        await deps.store.acquireSeat(lic.lid, machineId, 'sdk', lic.seats, m.info, deps.config.sdkLeaseMs, now);
-      }
+      const seat = await deps.store.acquireSeat(lic.lid, machineId, 'sdk', lic.seats, m?.info ?? {}, deps.config.sdkLeaseMs, now);
       await deps.store.recordMachineUsage(lic.lid, machineId, reportId, scans, now);
+      if (!seat.ok) {
+        throw new ApiError(409, 'seat_limit_reached', `seat limit reached: all ${lic.seats} machine(s) on this licence are registered; this machine keeps scanning but is not registered.`,
+          { seats: lic.seats, seats_used: seat.seatsUsed });
+      }
       ctx.body = { ok: true };
     });
 
