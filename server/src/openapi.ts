@@ -73,7 +73,7 @@ export function openapiDocument(): Record<string, unknown> {
       version,
       description: 'Reads DotCode (and QR Code, Data Matrix, PDF417, Aztec, MaxiCode) from images, metered per scan against a monthly quota. ' +
         'Every error answer is JSON {ok:false, error, message}. Web-socket: `wss://<host>/v1/live?api_key=<key>&format=<format>` (not expressible in OpenAPI): ' +
-        'one binary JPEG frame per message, one JSON decode result per frame in order; `frame_dropped` answers cost nothing; close 4402 after the quota runs out, 4401 on a bad key.',
+        'one binary JPEG frame per message, one JSON decode result per frame in order; `frame_dropped` answers cost nothing; close 4402 after the quota runs out, 4401 on a bad key, 4400 on a bad format, 4429 when sockets are opened faster than the burst limit (each opening counts as one request), 1013 while the store is unreachable.',
     },
     components: {
       securitySchemes: {

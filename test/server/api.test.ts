@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import sharp from 'sharp';
+import WebSocket from 'ws';
 import { SqliteStore } from '../../server/src/store/sqlite';
 import { customer, documented, DOTCODE_PNG, GS1_PNG, request, tempDir, testServer, TestServer } from './helpers';
 import * as path from 'node:path';
@@ -246,5 +247,18 @@ describe('Cloud API: burst limit and periods', function () {
     const u = await request(`${srv.url}/v1/usage`, { headers: { 'X-API-Key': other.key } });
     assert.equal(u.status, 200);
     assert.equal(await store.usage(c.id, '2025-02-01'), 3);
+  });
+
+  it('opening live sockets counts against the same burst window (close 4429 past it)', async () => {
+    const c = await customer(store, 500, '2025-01-01', now);
+    const open = () => new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket(`${srv.url.replace('http', 'ws')}/v1/live?api_key=${c.key}`);
+      ws.on('open', () => setTimeout(() => ws.close(1000), 100));
+      ws.on('close', (code) => resolve(code));
+      ws.on('error', reject);
+    });
+    const codes = [];
+    for (let i = 0; i < 4; i++) codes.push(await open());
+    assert.deepEqual(codes, [1000, 1000, 1000, 4429]);
   });
 });

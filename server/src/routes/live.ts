@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { ApiError, errorBody } from '../errors';
 import type { AppDeps, ServerModule } from '../app';
-import { authenticate } from './auth';
+import { authenticate, rateLimit } from './auth';
 import { checkImage, parseDecodeQuery, reserveAndDecode, type DecodeParams } from './decode';
 import type { Customer } from '../store/types';
 import { StoreUnavailableError } from '../store/types';
@@ -18,6 +18,8 @@ import { StoreUnavailableError } from '../store/types';
 export const CLOSE_BAD_KEY = 4401;
 export const CLOSE_QUOTA = 4402;
 export const CLOSE_BAD_REQUEST = 4400;
+/** opening sockets faster than the key's burst limit */
+export const CLOSE_RATE_LIMITED = 4429;
 /** RFC 6455 "try again later": the store is down at connect time */
 export const CLOSE_TRY_LATER = 1013;
 
@@ -115,9 +117,13 @@ async function open(ws: WebSocket, req: IncomingMessage, deps: AppDeps): Promise
   try {
     params = parseDecodeQuery(q);
     customer = await authenticate(deps, url.searchParams.get('api_key') ?? undefined);
+    // opening a socket counts as one request of the key's burst window (frames do not: they
+    // are paced by decoding and the drop rule)
+    await rateLimit(deps, customer.id);
   } catch (err) {
     if (err instanceof ApiError) {
-      closeWith(ws, err.status === 401 ? CLOSE_BAD_KEY : CLOSE_BAD_REQUEST, err.code, err.message);
+      const code = err.status === 401 ? CLOSE_BAD_KEY : err.status === 429 ? CLOSE_RATE_LIMITED : CLOSE_BAD_REQUEST;
+      closeWith(ws, code, err.code, err.message);
     } else if (err instanceof StoreUnavailableError) {
       closeWith(ws, CLOSE_TRY_LATER, 'store_unavailable', 'The usage ledger is unreachable; reconnect in a second.');
     } else {
