@@ -1,6 +1,6 @@
-// Builds the SDK tarball that /v1/sdk/download serves: `npm pack` of the SDK package folder, then
-// a copy with this server's supplier.json (public key + URL) written into it, so the downloaded
-// SDK trusts exactly the keys this server issues. Built once per (version, key, URL) and cached
+// Builds the SDK tarball that /v1/sdk/download serves with tools/pack-sdk.js, stamped with this
+// server's supplier.json (public key + URL), so the downloaded SDK trusts exactly the keys this
+// server issues. Built once per (version, key, URL) and cached
 // in the data folder; concurrent first requests share one build.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -8,7 +8,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { writeStamp } from '../../lib/license';
 
 const run = promisify(execFile);
 const building = new Map<string, Promise<string>>();
@@ -36,17 +35,19 @@ export async function stampedSdkTarball(pkgDir: string, cacheDir: string, public
 async function build(pkgDir: string, out: string, publicKeyPem: string, url: string): Promise<string> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-sdk-pack-'));
   try {
-    // --ignore-scripts: the server packs what is built; it never runs a compile on a request
-    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp],
-      { cwd: pkgDir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_loglevel: 'error' } });
-    const packed = (JSON.parse(stdout) as { filename: string }[])[0].filename;
-    const unpacked = path.join(tmp, 'x');
-    fs.mkdirSync(unpacked);
-    await run('tar', ['xzf', path.join(tmp, path.basename(packed)), '-C', unpacked]);
-    writeStamp(path.join(unpacked, 'package'), publicKeyPem, url, { replace: true });
+    // The one packing path (tools/pack-sdk.js, also what `npm pack`-free releases use): a staged
+    // consumer-only package.json, the prebuilt addon (rebuilt only when missing or older than the
+    // native sources), stamped with this server's key. It is synchronous, so it runs in a child
+    // process: the server's event loop keeps answering while a first download is packed.
+    const script = 'const o = JSON.parse(process.env.DC_PACK_OPTS); process.stdout.write(require(o.tool).packSdk(o.opts));';
+    const opts = { outDir: tmp, prebuild: 'auto', stampPublicKeyPem: publicKeyPem, url, quiet: true };
+    const { stdout } = await run(process.execPath, ['-e', script], {
+      cwd: pkgDir, maxBuffer: 16 * 1024 * 1024,
+      env: { ...process.env, DC_PACK_OPTS: JSON.stringify({ tool: path.join(pkgDir, 'tools', 'pack-sdk.js'), opts }) },
+    });
     fs.mkdirSync(path.dirname(out), { recursive: true });
     const partial = `${out}.${process.pid}.partial`;
-    await run('tar', ['czf', partial, '-C', unpacked, 'package']);
+    fs.copyFileSync(stdout.trim(), partial);
     fs.renameSync(partial, out);
     return out;
   } finally {

@@ -172,7 +172,14 @@ describe('SDK endpoints: register, usage, download', function () {
     assert.equal(stamp.keys.length, 1);
     assert.equal(stamp.keys[0].publicKey.trim(), pub.trim());
     assert.equal(stamp.url, srv.url);
-    assert.ok(fs.existsSync(path.join(dir, 'package', 'package.json')));
+    // The served package is the consumer package of tools/pack-sdk.js: a prebuilt addon (nothing
+    // to compile at install), no workspaces, no dev dependencies, no server code.
+    const served = JSON.parse(fs.readFileSync(path.join(dir, 'package', 'package.json'), 'utf8'));
+    assert.equal(served.workspaces, undefined);
+    assert.equal(served.devDependencies, undefined);
+    assert.deepEqual(served.scripts, { install: 'node-gyp-build' });
+    assert.ok(fs.readdirSync(path.join(dir, 'package', 'prebuilds', 'linux-x64')).some((f) => f.endsWith('.node')));
+    assert.ok(!fs.existsSync(path.join(dir, 'package', 'dist', 'server')));
 
     const refusals: [string, number, string][] = [
       ['not-a-key', 401, 'invalid_license'],
