@@ -153,7 +153,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     ws.blkLo[b] = static_cast<uint8_t>(lo);
     if (hi - lo < p.minContrast) continue;  // flat: no dot can be seen here
     // the floor keeps sensor/JPEG noise on mottled backgrounds from becoming thousands of blobs
-    const float delta = std::max(p.alpha * (mean - lo), 6.0f);
+    const float delta = std::max(p.alpha * (mean - lo), 8.0f);
     int t = static_cast<int>(std::max(0.0f, std::ceil(mean - delta)));
     ws.thr[b] = static_cast<int16_t>(t);
   }
