@@ -3,6 +3,7 @@
 // every route the router knows is described, every described route exists, and the statuses
 // and bodies the tests provoke are the documented ones.
 import { version } from '../../lib/version';
+import { GS1_JSON_SCHEMA } from '../../lib/gs1';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const hdr = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -93,16 +94,8 @@ export function openapiDocument(): Record<string, unknown> {
           type: 'object', required: ['ok', 'error', 'message'],
           properties: { ok: { const: false }, error: { type: 'string' }, message: { type: 'string' } },
         },
-        Gs1: {
-          type: 'object', required: ['is_gs1', 'fields', 'elements', 'errors'],
-          properties: {
-            is_gs1: { type: 'boolean' },
-            fields: { type: 'object', additionalProperties: { type: 'string' } },
-            elements: { type: 'array', items: { type: 'object', required: ['ai', 'label', 'value'], properties: {
-              ai: { type: 'string' }, label: { type: 'string' }, value: { type: 'string' }, formatted: { type: 'string', format: 'date' } } } },
-            errors: { type: 'array', items: { type: 'object' } },
-          },
-        },
+        // The gs1 object's schema lives with the GS1 module, so the document cannot drift from it.
+        Gs1: GS1_JSON_SCHEMA,
         DecodeResult: {
           type: 'object', required: ['ok', 'text', 'format', 'via', 'elapsed_ms', 'error', 'gs1'],
           properties: {
