@@ -1,9 +1,11 @@
 // The decode itself: wire input -> grey (once) -> DotCode reader -> zxing readers -> results.
-// Runs inside the engine's worker threads (pool for decode/decodeAll, helper for decodeSync);
-// never on the caller's event loop.
-import { readDotCode } from './dotcode';
-import { EngineError, loadGrey, type WireInput } from './image';
-import { readZXing, ZXING_FORMATS, loadZXing, type ZXingFormat } from './zxing';
+// One implementation of the order and of the result building, whatever thread each step runs
+// in: decode()/decodeAll() run it in the caller's thread with asynchronous readers (sharp and
+// the addon's AsyncWorker on libuv threads, zxing in a pool worker that gets the grey plane);
+// decodeSync()'s helper thread runs it whole with in-thread readers.
+import { readDotCode, type DotCodeSymbol } from './dotcode';
+import { EngineError, loadGrey, type GreyImage, type WireInput } from './image';
+import { readZXing, ZXING_FORMATS, loadZXing, type ZXingFormat, type ZXingSymbol } from './zxing';
 import type { Format, Gs1Mode, Gs1Result, SymbolResult } from './types';
 
 export interface Job {
@@ -14,10 +16,27 @@ export interface Job {
   all: boolean;
 }
 
+/** The zxing step alone: what a pool worker receives (the grey plane, transferred). */
+export interface ZXingJob {
+  grey: GreyImage;
+  /** One zxing symbology, or all five when absent. */
+  format?: ZXingFormat;
+  gs1: Gs1Mode;
+  all: boolean;
+}
+
+export type SymbolAnswer = Omit<SymbolResult, 'elapsed_ms'>;
+
 /** Everything but elapsed_ms, which the caller's side measures around the whole call. */
 export interface JobAnswer {
   error: string | null;
-  symbols: Omit<SymbolResult, 'elapsed_ms'>[];
+  symbols: SymbolAnswer[];
+}
+
+/** How the two reading steps are carried out; runJob fixes their order and the answer. */
+export interface Readers {
+  dotcode(grey: GreyImage, maxSymbols: number): Promise<DotCodeSymbol[]>;
+  zxing(job: ZXingJob): Promise<JobAnswer>;
 }
 
 type ParseGs1 = (text: string, options: { mode: Gs1Mode; symbolIsGs1?: boolean; symbologyId?: string }) => Gs1Result | null;
@@ -51,13 +70,54 @@ function gs1For(text: string, mode: Gs1Mode, symbolIsGs1: boolean, symbologyId: 
   }
 }
 
-/** Warms a thread: instantiates zxing's wasm and loads the addon. */
-export async function warm(): Promise<void> {
+export function fromDotCode(s: DotCodeSymbol, gs1: Gs1Mode): SymbolAnswer {
+  return {
+    ok: true, text: s.text, format: 'DotCode', via: s.via, error: null,
+    gs1: gs1For(s.text, gs1, s.gs1, s.symbologyId),
+    bytes: s.bytes, symbology_id: s.symbologyId, ecis: s.ecis, corners: s.corners,
+    structured_append: s.structuredAppend,
+  };
+}
+
+export function fromZXing(s: ZXingSymbol, gs1: Gs1Mode): SymbolAnswer {
+  return {
+    ok: true, text: s.text, format: s.format, via: 'zxing', error: null,
+    gs1: gs1For(s.text, gs1, s.gs1, s.symbologyId),
+    bytes: s.bytes, symbology_id: s.symbologyId, ecis: s.ecis, corners: s.corners,
+    structured_append: s.structuredAppend,
+  };
+}
+
+/** Warms a thread for zxing: instantiates the wasm module and runs one read on a blank plane. */
+export async function warmZXing(): Promise<void> {
   await loadZXing();
+  await readZXing({ data: new Uint8Array(64 * 64).fill(255), width: 64, height: 64 }, ZXING_FORMATS, 1);
+}
+
+/** Warms decodeSync's helper: zxing and the addon. */
+export async function warm(): Promise<void> {
+  await warmZXing();
   require('./dotcode').loadAddon();
 }
 
-export async function runJob(job: Job): Promise<JobAnswer> {
+/** The zxing step (in a pool worker, or in the helper thread). */
+export async function runZXingJob(job: ZXingJob): Promise<JobAnswer> {
+  const formats: readonly ZXingFormat[] = job.format ? [job.format] : ZXING_FORMATS;
+  const symbols: SymbolAnswer[] = [];
+  for (const s of await readZXing(job.grey, formats, job.all ? 255 : 1)) {
+    symbols.push(fromZXing(s, job.gs1));
+    if (!job.all) break;
+  }
+  return { error: null, symbols };
+}
+
+/** Both readers in the current thread, blocking it (decodeSync's helper thread). */
+export const inThreadReaders: Readers = {
+  dotcode: async (grey, maxSymbols) => readDotCode(grey, maxSymbols),
+  zxing: runZXingJob,
+};
+
+export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
   let grey;
   try {
     grey = await loadGrey(job.input);
@@ -65,38 +125,30 @@ export async function runJob(job: Job): Promise<JobAnswer> {
     if (e instanceof EngineError) return { error: `decode_error:${e.detail}`, symbols: [] };
     return { error: `decode_error:unreadable_image`, symbols: [] };
   }
-  const symbols: JobAnswer['symbols'] = [];
-  const maxSymbols = job.all ? 64 : 1;
+  const symbols: SymbolAnswer[] = [];
 
   if (!job.format || job.format === 'DotCode') {
     try {
-      for (const s of readDotCode(grey, maxSymbols)) {
-        symbols.push({
-          ok: true, text: s.text, format: 'DotCode', via: s.via, error: null,
-          gs1: gs1For(s.text, job.gs1, s.gs1, s.symbologyId),
-          bytes: s.bytes, symbology_id: s.symbologyId, ecis: s.ecis, corners: s.corners,
-          structured_append: s.structuredAppend,
-        });
-      }
+      for (const s of await readers.dotcode(grey, job.all ? 64 : 1)) symbols.push(fromDotCode(s, job.gs1));
     } catch (e) {
       // The addon reports native failures as errors rather than crashing; treat them as "not
       // read by this reader" so the other readers still get their chance.
-      if (job.format === 'DotCode') return { error: `decode_error:native:${(e as Error).message}`, symbols: [] };
+      if (job.format === 'DotCode') return { error: nativeError(e), symbols: [] };
     }
     if (symbols.length && !job.all) return { error: null, symbols };
   }
 
   if (job.format !== 'DotCode') {
-    const formats: readonly ZXingFormat[] = job.format ? [job.format as ZXingFormat] : ZXING_FORMATS;
-    for (const s of await readZXing(grey, formats, job.all ? 255 : 1)) {
-      symbols.push({
-        ok: true, text: s.text, format: s.format, via: 'zxing', error: null,
-        gs1: gs1For(s.text, job.gs1, s.gs1, s.symbologyId),
-        bytes: s.bytes, symbology_id: s.symbologyId, ecis: s.ecis, corners: s.corners,
-        structured_append: s.structuredAppend,
-      });
-      if (!job.all) break;
-    }
+    const z = await readers.zxing({ grey, format: job.format as ZXingFormat | undefined, gs1: job.gs1, all: job.all });
+    // A failed zxing step (a crashed worker) loses no DotCode symbol already read.
+    if (z.error && !symbols.length) return { error: z.error, symbols: [] };
+    symbols.push(...z.symbols);
   }
   return { error: symbols.length ? null : 'no_dotcode_found', symbols };
+}
+
+/** The addon's messages already start with decode_error:native: (see native/addon). */
+function nativeError(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.startsWith('decode_error:') ? msg : `decode_error:native:${msg}`;
 }

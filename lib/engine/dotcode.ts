@@ -45,13 +45,9 @@ export interface DotCodeSymbol {
   structuredAppend: { index: number; count: number; file_id: number | null } | null;
 }
 
-/**
- * Runs the native reader synchronously: this code only ever runs inside an engine worker thread,
- * so blocking here blocks no event loop that matters.
- */
-export function readDotCode(grey: GreyImage, maxSymbols: number): DotCodeSymbol[] {
-  const reads = loadAddon().readImageSync(grey.data, grey.width, grey.height, { maxSymbols });
-  return reads.map((r) => ({
+/** Native read -> symbol: payload text by the symbol's ECIs (one mapping for both entry points). */
+function toSymbol(r: NativeRead): DotCodeSymbol {
+  return {
     bytes: r.bytes,
     text: r.eciSegments ? textFromEciSegments(r.bytes, r.eciSegments) : textFromEciList(r.bytes, r.ecis),
     symbologyId: r.symbologyId,
@@ -62,5 +58,23 @@ export function readDotCode(grey: GreyImage, maxSymbols: number): DotCodeSymbol[
     structuredAppend: r.structuredAppend
       ? { index: r.structuredAppend.index, count: r.structuredAppend.count, file_id: r.structuredAppend.fileId }
       : null,
-  }));
+  };
+}
+
+/**
+ * Runs the native reader synchronously. Only decodeSync's helper thread calls this, where
+ * blocking blocks no event loop that matters.
+ */
+export function readDotCode(grey: GreyImage, maxSymbols: number): DotCodeSymbol[] {
+  return loadAddon().readImageSync(grey.data, grey.width, grey.height, { maxSymbols }).map(toSymbol);
+}
+
+/**
+ * Runs the native reader on the libuv thread pool (the addon's AsyncWorker), so the caller's
+ * event loop stays free. The addon holds a reference to `grey.data` until it answers: the plane
+ * must not be transferred or changed before the promise settles. Bad arguments reject.
+ */
+export async function readDotCodeAsync(grey: GreyImage, maxSymbols: number): Promise<DotCodeSymbol[]> {
+  const reads = await loadAddon().readImage(grey.data, grey.width, grey.height, { maxSymbols });
+  return reads.map(toSymbol);
 }

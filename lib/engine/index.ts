@@ -1,12 +1,21 @@
 // The one engine module (docs/ARCHITECTURE.md "Engine API"): every caller (SDK, Cloud API, Live
 // Scanner, CLI, bench) decodes through these functions.
 //
-// Threading (DESIGN.md 3): decode()/decodeAll() run in a small worker_threads pool, so a slow
-// image never stalls the caller's event loop; decodeSync() blocks only its caller, through a
-// helper thread (see SyncBridge). Each worker owns its zxing-wasm instance and loads the addon.
-import { probeImage, type WireInput } from './image';
+// Threading (DESIGN.md 3): decode()/decodeAll() never run pixel work on the caller's event loop,
+// yet avoid a thread hop when DotCode reads the image:
+//  1. the image becomes one grey plane in the caller's thread, with sharp (libvips works on
+//     libuv threads; only small raw colour frames are folded in-thread, see image.ts);
+//  2. the addon reads DotCode on the libuv pool (readImage, an N-API AsyncWorker);
+//  3. only when zxing is needed (DotCode read nothing, `format` names a zxing symbology, or
+//     decodeAll wants every symbol) the grey plane is moved to a small worker_threads pool, each
+//     worker with its own zxing-wasm instance (zxing-wasm computes in the thread that calls it).
+// With format 'DotCode' no worker is involved at all. decodeSync() blocks only its caller, through
+// a helper thread that runs the whole job (see SyncBridge). core.ts holds the one implementation
+// of the order and of the result building that both paths share.
+import { readDotCodeAsync, loadAddon } from './dotcode';
+import { probeImage, warmGrey, type WireInput } from './image';
 import { defaultPoolSize, SyncBridge, WorkerPool } from './pool';
-import type { Job, JobAnswer } from './core';
+import { runJob, type Job, type JobAnswer, type Readers } from './core';
 import {
   FORMATS, GS1_MODES,
   type DecodeAllResult, type DecodeOptions, type DecodeResult, type Format, type Gs1Mode,
@@ -31,6 +40,22 @@ function thePool(): WorkerPool {
 function theBridge(): SyncBridge {
   if (!bridge) bridge = new SyncBridge();
   return bridge;
+}
+
+/** decode()/decodeAll(): DotCode in this thread (asynchronously), zxing in the pool. */
+const callerReaders: Readers = {
+  dotcode: readDotCodeAsync,
+  zxing: (job) => thePool().run(job),
+};
+
+async function runHere(job: Job): Promise<JobAnswer> {
+  try {
+    return await runJob(job, callerReaders);
+  } catch (e) {
+    // runJob maps expected failures itself; this is the last line so a caller never gets an
+    // exception for a bad image.
+    return { error: `decode_error:internal:${(e as Error).message}`, symbols: [] };
+  }
 }
 
 function round(ms: number): number {
@@ -126,12 +151,12 @@ function failure(error: string, t0: number): DecodeResult {
   return { ok: false, text: null, format: null, via: 'none', elapsed_ms: round(performance.now() - t0), error, gs1: null };
 }
 
-/** Reads the first symbol found (DotCode first), off the caller's thread. Never rejects for bad input. */
+/** Reads the first symbol found (DotCode first), off the caller's event loop. Never rejects for bad input. */
 export async function decode(input: ImageInput, options?: DecodeOptions): Promise<DecodeResult> {
   const t0 = performance.now();
   const j = makeJob(input, options, false);
   if ('error' in j) return failure(j.error, t0);
-  const answer = await thePool().run(j.job);
+  const answer = await runHere(j.job);
   return toResult(answer, round(performance.now() - t0));
 }
 
@@ -140,7 +165,7 @@ export async function decodeAll(input: ImageInput, options?: DecodeOptions): Pro
   const t0 = performance.now();
   const j = makeJob(input, options, true);
   if ('error' in j) return { ok: false, symbols: [], elapsed_ms: round(performance.now() - t0), error: j.error };
-  const answer = await thePool().run(j.job);
+  const answer = await runHere(j.job);
   const elapsed = round(performance.now() - t0);
   const symbols = revive(answer, elapsed);
   return { ok: symbols.length > 0, symbols, elapsed_ms: elapsed, error: symbols.length ? null : answer.error ?? 'no_dotcode_found' };
@@ -160,12 +185,27 @@ export function decodeSync(input: ImageInput, options?: DecodeOptions): DecodeRe
 }
 
 /**
- * Starts the worker threads and loads zxing's wasm and the addon in each, so the first real
- * decode does not pay for it. `sync: true` also warms decodeSync's helper (blocking).
+ * Gets every step ready so the first real decode does not pay for it: in this thread sharp and
+ * the addon are loaded and each run once on a tiny image; the zxing workers start and load
+ * zxing's wasm meanwhile. `sync: true` also warms decodeSync's helper (blocking).
  */
 export async function warmUp(options: { sync?: boolean } = {}): Promise<void> {
   if (options.sync) theBridge().warm();
-  await thePool().warm();
+  await Promise.all([thePool().warm(), warmHere()]);
+}
+
+let warmedHere: Promise<void> | null = null;
+
+/** Once per process: this thread's sharp and addon, loaded and run once each. */
+function warmHere(): Promise<void> {
+  warmedHere ??= (async () => {
+    // Let a constructor that called warmUp() return first: loading the two native modules holds
+    // this thread for some milliseconds, and a decode issued at once would load them anyway.
+    await new Promise((r) => setImmediate(r));
+    const grey = await warmGrey();
+    await loadAddon().readImage(grey.data, grey.width, grey.height, { maxSymbols: 1 });
+  })().catch(() => { warmedHere = null; /* a real decode reports what is wrong */ });
+  return warmedHere;
 }
 
 /** Stops every engine thread. Later calls start fresh ones. */

@@ -1,11 +1,12 @@
-// A small pool of worker threads for decode()/decodeAll(), and the helper thread that gives
-// decodeSync() a synchronous face (sharp and zxing-wasm only have asynchronous APIs).
+// A small pool of worker threads for the zxing step of decode()/decodeAll() (zxing-wasm computes
+// synchronously in the thread that calls it), and the helper thread that gives decodeSync() a
+// synchronous face (sharp and zxing-wasm only have asynchronous APIs).
 // Idle workers are unref'd so they never keep the process alive; a worker is ref'd only while
 // it holds a job, so a pending decode keeps the process alive until it answers.
 import * as os from 'os';
 import * as path from 'path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'worker_threads';
-import type { Job, JobAnswer } from './core';
+import type { Job, JobAnswer, ZXingJob } from './core';
 
 const WORKER_FILE = path.join(__dirname, 'worker.js');
 
@@ -13,7 +14,21 @@ function crashAnswer(why: string): JobAnswer {
   return { error: `decode_error:internal:${why}`, symbols: [] };
 }
 
-interface Task { id: number; msg: { job?: Job; warm?: boolean }; resolve: (a: JobAnswer) => void }
+interface Task { id: number; msg: { zxing?: ZXingJob; warm?: boolean }; transfer: ArrayBuffer[]; resolve: (a: JobAnswer) => void }
+
+/**
+ * The grey plane as it should travel: moved (ArrayBuffer transfer) when the engine made it and
+ * it spans its whole buffer; otherwise copied once into a buffer of its own, which is then moved
+ * (posting a view would clone the whole underlying buffer, e.g. all of a caller's larger frame).
+ * The caller's thread no longer needs the plane: the DotCode step is over when zxing starts.
+ * Buffers sharp allocates outside the JS heap cannot be detached; Node copies those on posting.
+ */
+function forTransfer(job: ZXingJob): { job: ZXingJob; transfer: ArrayBuffer[] } {
+  const d = job.grey.data;
+  const whole = d.byteOffset === 0 && d.buffer.byteLength === d.byteLength && d.buffer instanceof ArrayBuffer;
+  const data = job.grey.owned && whole ? d : new Uint8Array(d);
+  return { job: { ...job, grey: { data, width: job.grey.width, height: job.grey.height } }, transfer: [data.buffer as ArrayBuffer] };
+}
 
 interface Slot { worker: Worker; task: Task | null }
 
@@ -24,23 +39,25 @@ export class WorkerPool {
 
   constructor(readonly size: number) {}
 
-  run(job: Job): Promise<JobAnswer> {
-    return this.submit({ job });
+  /** Runs the zxing step in a worker; the job's grey plane is moved there (see forTransfer). */
+  run(zxing: ZXingJob): Promise<JobAnswer> {
+    const { job, transfer } = forTransfer(zxing);
+    return this.submit({ zxing: job }, transfer);
   }
 
-  /** Starts every worker and waits until each has zxing and the addon loaded. */
+  /** Starts every worker and waits until each has zxing loaded and run once. */
   async warm(): Promise<void> {
     this.fill();
     await Promise.all(this.slots.map((slot) => new Promise<JobAnswer>((resolve) => {
-      const task = { id: this.nextId++, msg: { warm: true }, resolve };
+      const task: Task = { id: this.nextId++, msg: { warm: true }, transfer: [], resolve };
       if (slot.task) this.queue.push(task); else this.dispatch(slot, task);
     })));
   }
 
-  private submit(msg: Task['msg']): Promise<JobAnswer> {
+  private submit(msg: Task['msg'], transfer: ArrayBuffer[]): Promise<JobAnswer> {
     return new Promise((resolve) => {
       this.fill();
-      const task: Task = { id: this.nextId++, msg, resolve };
+      const task: Task = { id: this.nextId++, msg, transfer, resolve };
       const idle = this.slots.find((s) => !s.task);
       if (idle) this.dispatch(idle, task); else this.queue.push(task);
     });
@@ -84,7 +101,7 @@ export class WorkerPool {
   private dispatch(slot: Slot, task: Task): void {
     slot.task = task;
     slot.worker.ref();
-    slot.worker.postMessage({ id: task.id, ...task.msg });
+    slot.worker.postMessage({ id: task.id, ...task.msg }, task.transfer);
   }
 
   private next(slot: Slot): void {

@@ -1,46 +1,42 @@
 // Entry point of the engine's worker threads. Two roles:
-//  - pool worker (decode/decodeAll): one job at a time from parentPort, answers on parentPort;
-//  - sync helper (decodeSync): answers on a dedicated MessagePort, then wakes the caller that is
-//    blocked in Atomics.wait on a shared Int32Array.
+//  - pool worker (decode/decodeAll): the zxing step only, one job at a time from parentPort,
+//    on a grey plane the caller has already made (and transferred); answers on parentPort;
+//  - sync helper (decodeSync): the whole job in this thread; answers on a dedicated MessagePort,
+//    then wakes the caller that is blocked in Atomics.wait on a shared Int32Array.
 import { parentPort, workerData, type MessagePort } from 'worker_threads';
-import { runJob, warm, type Job, type JobAnswer } from './core';
+import { inThreadReaders, runJob, runZXingJob, warm, warmZXing, type Job, type JobAnswer, type ZXingJob } from './core';
 
 interface SyncData { role: 'sync'; port: MessagePort; signal: Int32Array }
 interface PoolData { role: 'pool' }
 
 const data = workerData as SyncData | PoolData;
 
-async function answer(job: Job): Promise<JobAnswer> {
+/** Never rejects: a caller is never left waiting and never gets an exception for a bad image. */
+async function guarded(work: () => Promise<JobAnswer>): Promise<JobAnswer> {
   try {
-    return await runJob(job);
+    return await work();
   } catch (e) {
-    // runJob maps expected failures itself; this is the last line so a caller is never left
-    // waiting and never gets an exception for a bad image.
     return { error: `decode_error:internal:${(e as Error).message}`, symbols: [] };
   }
 }
 
+const done: JobAnswer = { error: null, symbols: [] };
+
 if (data.role === 'sync') {
   const { port, signal } = data;
   parentPort!.on('message', async (msg: { seq: number; job?: Job; warm?: boolean }) => {
-    let reply: JobAnswer;
-    if (msg.warm) {
-      try { await warm(); reply = { error: null, symbols: [] }; } catch (e) { reply = { error: `decode_error:internal:${(e as Error).message}`, symbols: [] }; }
-    } else {
-      reply = await answer(msg.job!);
-    }
+    const reply = msg.warm
+      ? await guarded(async () => { await warm(); return done; })
+      : await guarded(() => runJob(msg.job!, inThreadReaders));
     port.postMessage({ seq: msg.seq, answer: reply });
     Atomics.store(signal, 0, msg.seq);
     Atomics.notify(signal, 0);
   });
 } else {
-  parentPort!.on('message', async (msg: { id: number; job?: Job; warm?: boolean }) => {
-    if (msg.warm) {
-      try { await warm(); parentPort!.postMessage({ id: msg.id, answer: { error: null, symbols: [] } }); } catch (e) {
-        parentPort!.postMessage({ id: msg.id, answer: { error: `decode_error:internal:${(e as Error).message}`, symbols: [] } });
-      }
-      return;
-    }
-    parentPort!.postMessage({ id: msg.id, answer: await answer(msg.job!) });
+  parentPort!.on('message', async (msg: { id: number; zxing?: ZXingJob; warm?: boolean }) => {
+    const reply = msg.warm
+      ? await guarded(async () => { await warmZXing(); return done; })
+      : await guarded(() => runZXingJob(msg.zxing!));
+    parentPort!.postMessage({ id: msg.id, answer: reply });
   });
 }
