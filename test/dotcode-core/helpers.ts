@@ -5,6 +5,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { mulberry32 } from '../support/seeded';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
 
@@ -61,17 +62,8 @@ export function transform(g: Grid, t: number): Grid {
   return { rows, cols, values };
 }
 
-// mulberry32: seeded and reproducible.
-export function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded and reproducible (test/support/seeded.ts).
+export const prng = mulberry32;
 export const randInt = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
 const pick = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
 

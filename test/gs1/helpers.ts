@@ -2,6 +2,7 @@
 // the code under test to build their data), a seeded PRNG, and the dictionary location.
 import * as fs from 'fs';
 import * as path from 'path';
+import { mulberry32 } from '../support/seeded';
 
 /** GS1 mod-10, written differently from lib/gs1 on purpose: weights from the left by parity. */
 export function withCheckDigit(body: string): string {
@@ -18,17 +19,8 @@ export function breakCheckDigit(full: string): string {
   return full.slice(0, -1) + String((last + 1) % 10);
 }
 
-/** mulberry32: small, seeded, reproducible. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded and reproducible (test/support/seeded.ts). */
+export const rng = mulberry32;
 
 /** The repository root: the nearest folder up from here whose package.json is dotcode-sdk. */
 export function repoRoot(): string {

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { mulberry32 } from '../support/seeded';
 
 const SEED = Number(process.env.DC_QA_SEED ?? 20261122);
 /** per-image CPU time allowed (all engine threads), 1920x1080 included */
@@ -24,16 +25,6 @@ const SPEC_ERROR = /^(no_dotcode_found|decode_error:[a-z0-9_]+(:.*)?)$/s;
  */
 interface Report { name: string; api: string; ok?: boolean; error?: string | null; threw?: string; ms: number; cpu?: number; keys?: string }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------- child side
 
