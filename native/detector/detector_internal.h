@@ -45,6 +45,14 @@ struct LocateWorkspace {
   const uint8_t* statsData = nullptr;
   int statsW = 0, statsH = 0, statsStride = 0, statsShift = 0, statsRadius = 0;
   int rejectedShapes = 0;  // components of the last call too big, thin or sparse for a dot
+  // Bounding boxes (x0, y0, x1, y1) of rejected components that are too big for a dot but
+  // compact and filled like a group of merged dots (blur, ink spread): where the stricter
+  // threshold pass should look. At most kMaxMerged of them.
+  struct Box {
+    int x0, y0, x1, y1;
+  };
+  static constexpr int kMaxMerged = 64;
+  std::vector<Box> merged;
   std::vector<int32_t> tmpA, tmpB;
   std::vector<int16_t> thr;
   std::vector<int32_t> runX0, runX1, runY, runDepth, parent;
@@ -109,6 +117,8 @@ struct LatticeFit {
   float pitch = 0;   // mean distance between adjacent grid positions (X), pixels
   int rowMin = 0, rowMax = -1, colMin = 0, colMax = -1;
   bool basisFound = false;  // the cluster looked like a lattice, even if the growth was rejected
+  float fullFraction = 0;   // share of tested dots with all four diagonal neighbours (textures: most)
+  bool texture = false;     // rejected as a regular dotted texture (fills its whole lattice)
 };
 
 // Estimates the two diagonal lattice vectors from the cluster and grows the lattice from a seed.

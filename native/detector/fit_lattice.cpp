@@ -203,6 +203,9 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
   return true;
 }
 
+// Above this share of dots with all four diagonal neighbours, a cluster is a texture.
+constexpr float kMaxFullFraction = 0.5f;
+
 inline int64_t key(int i, int j) {
   return static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(i)) << 32) | static_cast<uint32_t>(j));
 }
@@ -257,6 +260,34 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
   const float depthMin = 0.35f * deps[deps.size() / 2];
   Basis global;
   if (!estimateBasis(blobs, index, core, dmed, global)) return false;
+  const float maxFull = kMaxFullFraction;
+  // A regular dotted texture (a halftone, a perforation pattern, a dot screen) fills every
+  // checkerboard position; a DotCode fills about half of them (each codeword is 5 dots of 9,
+  // and the mask avoids solid areas), so a dot whose four diagonal neighbours are all present
+  // is the exception in a symbol and the rule in a texture. Rejecting such clusters here spares
+  // the growth, sampling and decoding that a frame full of texture would otherwise pay, and they
+  // do not count as lattice evidence for the harder passes.
+  {
+    const float tol = 0.3f * std::min(global.la(), global.lb());
+    const int n = static_cast<int>(core.size());
+    const int step = std::max(1, n / 300);
+    int tested = 0, full = 0;
+    for (int k = 0; k < n; k += step) {
+      const Blob& a = blobs[core[k]];
+      int present = 0;
+      for (int s = 0; s < 4; ++s) {
+        const float sx = (s & 1 ? -1.0f : 1.0f), ax = s < 2 ? global.ax : global.bx, ay = s < 2 ? global.ay : global.by;
+        if (index.nearest(a.x + sx * ax, a.y + sx * ay, tol, blobs) >= 0) ++present;
+      }
+      ++tested;
+      if (present == 4) ++full;
+    }
+    fit.fullFraction = tested ? static_cast<float>(full) / tested : 0;
+    if (fit.fullFraction > maxFull) {
+      fit.texture = true;
+      return false;
+    }
+  }
   fit.basisFound = true;
 
   // Seed: an unused member near the centroid.
@@ -348,6 +379,21 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
     }
   }
   if (grown.size() < 15) return false;
+  // The texture test again on the grown lattice (exact neighbours this time): a texture whose
+  // nearest-neighbour vectors fooled the estimate above (gaps between packed dots, a basis at
+  // half scale) still fills its lattice.
+  {
+    int full = 0;
+    for (const Grown& g : grown)
+      if (at.count(key(g.i + 1, g.j)) && at.count(key(g.i - 1, g.j)) && at.count(key(g.i, g.j + 1)) && at.count(key(g.i, g.j - 1)))
+        ++full;
+    fit.fullFraction = std::max(fit.fullFraction, static_cast<float>(full) / grown.size());
+    if (static_cast<float>(full) / grown.size() > maxFull) {
+      fit.basisFound = false;
+      fit.texture = true;
+      return false;
+    }
+  }
 
   // Grid coordinates: the diagonal steps a and b are (+1,+1) and (+1,-1) in (row, col).
   fit.dots.reserve(grown.size());

@@ -165,6 +165,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
   ws.runY.clear();
   ws.runDepth.clear();
   ws.rejectedShapes = 0;
+  ws.merged.clear();
   ws.rowStart.assign(static_cast<size_t>(H) + 1, 0);
   bool capped = false;
   for (int y = 0; y < H && !capped; ++y) {
@@ -276,6 +277,10 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     // along the diagonals) tell the driver that the stricter threshold pass is worth running.
     if (w > p.maxDot || h > p.maxDot) {
       ++ws.rejectedShapes;
+      // a filled, compact component (not a text line or a frame): perhaps dots merged by blur
+      const int a = ws.cnt[i], mn = std::min(w, h), mx = std::max(w, h);
+      if (a * 5 >= w * h && mx <= 4 * mn && static_cast<int>(ws.merged.size()) < LocateWorkspace::kMaxMerged)
+        ws.merged.push_back({ws.minX[i], ws.minY[i], ws.maxX[i] + 1, ws.maxY[i] + 1});
       continue;
     }
     const int a = ws.cnt[i];

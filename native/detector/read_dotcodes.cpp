@@ -8,6 +8,14 @@
 
 #include "detector/detector_internal.h"
 #include "detector/dotcode_reader.h"
+#include "dotcode/grid_orientation.h"
+#ifdef DC_PROF
+#include <cstdio>
+#include <ctime>
+#define PPROF(...) fprintf(stderr, __VA_ARGS__)
+#else
+#define PPROF(...)
+#endif
 
 namespace dc {
 namespace det {
@@ -79,6 +87,9 @@ struct PassStats {
   bool lattice = false;  // a cluster looked like a dot lattice
   int rejectedShapes = 0;  // blob-like components too big or irregular for a dot (merged dots?)
   std::vector<Rect> tiny;  // regions of lattice-like clusters of very small dots
+  // Regions where a harder pass could succeed: lattice-like clusters that did not read, and
+  // filled components too big for a dot (dots merged by blur or ink spread).
+  std::vector<Rect> focus;
 };
 
 // How pass coordinates map back to the caller's image: p_image = p_pass / scale + offset.
@@ -86,6 +97,37 @@ struct Frame {
   float scale = 1;
   float ox = 0, oy = 0;
 };
+
+// The regions a harder pass should read: each rectangle grown by a margin (the symbol may reach
+// beyond the dots that were seen, and local thresholds need some surroundings), overlapping ones
+// merged when that costs no more. When they cover most of the image, the image itself (one region) is cheaper.
+void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& out) {
+  out.clear();
+  for (const Rect& r0 : in) {
+    const int m = std::max(24, std::max(r0.x1 - r0.x0, r0.y1 - r0.y0) / 4);
+    out.push_back({std::max(0, r0.x0 - m), std::max(0, r0.y0 - m), std::min(W, r0.x1 + m), std::min(H, r0.y1 + m)});
+  }
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (size_t i = 0; i < out.size() && !merged; ++i)
+      for (size_t j = i + 1; j < out.size(); ++j) {
+        Rect& a = out[i];
+        const Rect& b = out[j];
+        const Rect u{std::min(a.x0, b.x0), std::min(a.y0, b.y0), std::max(a.x1, b.x1), std::max(a.y1, b.y1)};
+        auto areaOf = [](const Rect& r) { return static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0); };
+        // merged only when the union costs no more than the two apart (overlap is only re-read)
+        if (a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 && areaOf(u) <= areaOf(a) + areaOf(b)) {
+          a = u;
+          out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
+          merged = true;
+          break;
+        }
+      }
+  }
+  double area = 0;
+  for (const Rect& r : out) area += static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+  if (area > 0.85 * W * H || out.size() > 24) out.assign(1, Rect{0, 0, W, H});
+}
 
 struct Extent {
   int rowMin, rows, colMin, cols;
@@ -130,8 +172,15 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
   lp.dark = pass.dark;
   lp.alpha = pass.alpha;
   lp.minContrast = pass.minContrast;
+#ifdef DC_PROF
+  auto cpuNow = [] { timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec * 1e3 + t.tv_nsec / 1e6; };
+  const double tp0 = cpuNow();
+  auto msSince = [&] { return cpuNow() - tp0; };
+#endif
   locateDots(img, lp, ws.locate, ws.blobs);
+  PPROF("pass %s dark=%d alpha=%.2f: %zu blobs, locate %.2f ms\n", pass.via, pass.dark, pass.alpha, ws.blobs.size(), msSince());
   stats.rejectedShapes = ws.locate.rejectedShapes;
+  for (const LocateWorkspace::Box& b : ws.locate.merged) stats.focus.push_back({b.x0, b.y0, b.x1, b.y1});
   if (ws.blobs.size() < 15 || Clock::now() > deadline) return;
   std::vector<float> ds;
   ds.reserve(ws.blobs.size());
@@ -141,6 +190,7 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
   index.build(ws.blobs, img.width, img.height, std::min(64.0f, std::max(4.0f, 3.0f * ds[ds.size() / 2])));
   std::vector<std::vector<int>> clusters;
   groupDots(ws.blobs, index, 15, clusters);
+  PPROF("   %zu clusters (largest %zu), grouped at %.2f ms\n", clusters.size(), clusters.empty() ? 0 : clusters[0].size(), msSince());
   std::vector<uint8_t> used(ws.blobs.size(), 0);
   int tried = 0;
   for (const auto& cluster : clusters) {
@@ -151,8 +201,8 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
     if (fresh < 15) continue;
     Candidate cand;
     const bool ok = fitLattice(ws.blobs, index, cluster, used, cand.fit);
-    if (cand.fit.basisFound) {
-      stats.lattice = true;
+    PPROF("   cluster %zu: basis %d ok %d dots %zu full %.2f at %.2f ms\n", cluster.size(), cand.fit.basisFound, ok, cand.fit.dots.size(), cand.fit.fullFraction, msSince());
+    {
       float dsum = 0;
       Rect r{1 << 30, 1 << 30, -1, -1};
       for (int k : cluster) {
@@ -163,7 +213,13 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
         r.x1 = std::max(r.x1, static_cast<int>(b.x) + 1);
         r.y1 = std::max(r.y1, static_cast<int>(b.y) + 1);
       }
-      if (dsum / cluster.size() < 3.0f) stats.tiny.push_back(r);
+      if (cand.fit.basisFound) {
+        stats.lattice = true;
+        if (dsum / cluster.size() < 3.0f) stats.tiny.push_back(r);
+      }
+      // Every cluster but a texture may be part of a symbol the harder passes can read (a few
+      // dots left over from a symbol whose other dots merged give no lattice yet).
+      if (!cand.fit.texture) stats.focus.push_back(r);
     }
     if (!ok) continue;
     if (!cand.mapper.fit(ws.blobs, cand.fit)) continue;
@@ -173,8 +229,11 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
     cand.ctx.parity = (cand.fit.dots[0].row + cand.fit.dots[0].col) & 1;
     cand.ctx.pitch = cand.fit.pitch;
     calibrateLevels(cand.ctx, ws.blobs, cand.fit);
+    PPROF("     candidate %dx%d at %.2f ms\n", cand.fit.rowMax - cand.fit.rowMin + 1, cand.fit.colMax - cand.fit.colMin + 1, msSince());
     if (!onCandidate(cand)) return;
+    PPROF("     decoded at %.2f ms\n", msSince());
   }
+  PPROF("   pass end %.2f ms\n", msSince());
 }
 
 // Runs the passes in order until one yields; onCandidate(cand, pass, frame) returns
@@ -192,17 +251,39 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
     });
   };
   PassStats dark, light, unused;
+  std::vector<Rect> focus;
   const Frame identity;
   run(image, kFast, identity, dark, false);
   if (found || !options.tryHarder) return;
-  run(image, kInverted, identity, light);
+  // The harder passes can only find a symbol where the fast pass saw something of it: a
+  // lattice-like cluster it could not read, or a filled component too big for a dot (dots merged
+  // by blur or ink spread; the dark ground around light dots, for the inverted passes). They run
+  // on those regions only (most frames hold no symbol, and whole-frame passes are what an empty
+  // frame would pay), or on the whole frame when the regions cover most of it.
+  focusRegions(dark.focus, image.width, image.height, focus);
+#ifdef DC_PROF
+  for (const Rect& r : focus) PPROF("  focus %d,%d-%d,%d\n", r.x0, r.y0, r.x1, r.y1);
+#endif
+  auto runFocus = [&](const Pass& pass, PassStats& stats) {
+    for (const Rect& r : focus) {
+      if (found || stop) return;
+      if (r.x0 == 0 && r.y0 == 0 && r.x1 == image.width && r.y1 == image.height) {
+        run(image, pass, identity, stats);
+        continue;
+      }
+      GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
+      Frame f{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
+      run(crop, pass, f, stats, false);
+    }
+  };
+  // light dots on a dark ground (laser-etched, reversed print)
+  runFocus(kInverted, light);
   if (found) return;
-  // The stricter threshold (blur and ink spread merge dots, even whole small symbols, into
-  // components that no longer look like dots; there is no cheap sure sign of it, so it always runs).
-  run(image, kAdaptive, identity, unused);
+  // the stricter threshold splits dots merged by blur and ink spread, and sees fainter prints
+  runFocus(kAdaptive, unused);
   if (found) return;
   // light prints are rarely blurred into one shape; only a lattice-like light cluster justifies it
-  if (light.lattice) run(image, kAdaptiveInverted, identity, unused);
+  if (light.lattice) runFocus(kAdaptiveInverted, unused);
   if (found) return;
   // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
   int crops = 0;
@@ -221,11 +302,35 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
   }
 }
 
-void cornersOf(const GridMapper& m, const Extent& e, const Frame& f, PointF out[4]) {
-  const float r0 = static_cast<float>(e.rowMin), r1 = static_cast<float>(e.rowMin + e.rows - 1);
-  const float c0 = static_cast<float>(e.colMin), c1 = static_cast<float>(e.colMin + e.cols - 1);
-  PointF p[4] = {m.map(r0, c0), m.map(r0, c1), m.map(r1, c1), m.map(r1, c0)};
-  for (int k = 0; k < 4; ++k) out[k] = PointF{p[k].x / f.scale + f.ox, p[k].y / f.scale + f.oy};
+// Image positions of the outer dot centres of the extent. orientation: the decoder's transform of
+// the sampled grid (GridTransform, 0 = as sampled); the corners come out in the symbol's
+// canonical order TL, TR, BR, BL, so a caller sees the symbol's true top-left whatever the
+// rotation or mirroring of the print.
+void cornersOf(const GridMapper& m, const Extent& e, const Frame& f, int orientation, PointF out[4]) {
+  GridTransform t;
+  t.t = orientation & 7;
+  t.inRows = e.rows;
+  t.inCols = e.cols;
+  const int R = t.rows() - 1, C = t.cols() - 1;
+  int canon[4][2] = {{0, 0}, {0, C}, {R, C}, {R, 0}};
+  // A column-layout symbol and its quarter turn (a row-layout symbol) carry the same bits
+  // (FORMAT.md 1.1), so the decoder's transform fixes the symbol only up to that turn. Encoders
+  // print symbols wider than tall, so the landscape one of the two is reported: a portrait
+  // row layout (H odd) is turned clockwise, a portrait column layout counter-clockwise.
+  if (R > C) {
+    int q[4][2];
+    const int shift = (R + 1) % 2 == 1 ? 3 : 1;  // new TL = old BL (clockwise) or old TR
+    for (int k = 0; k < 4; ++k) {
+      q[k][0] = canon[(k + shift) % 4][0];
+      q[k][1] = canon[(k + shift) % 4][1];
+    }
+    std::copy(&q[0][0], &q[0][0] + 8, &canon[0][0]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    const int src = t.sourceIndex(canon[k][0], canon[k][1]);
+    const PointF p = m.map(static_cast<float>(e.rowMin + src / e.cols), static_cast<float>(e.colMin + src % e.cols));
+    out[k] = PointF{p.x / f.scale + f.ox, p.y / f.scale + f.oy};
+  }
 }
 
 }  // namespace
@@ -243,7 +348,7 @@ std::vector<GridCandidate> findGridCandidates(const GreyImage& image, const Read
     gc.grid = sampleGrid(cand.ctx, cand.fit, e.rowMin, e.rows, e.colMin, e.cols);
     gc.via = pass.via;
     gc.latticeDots = static_cast<int>(cand.fit.dots.size());
-    cornersOf(cand.mapper, e, frame, gc.corners);
+    cornersOf(cand.mapper, e, frame, 0, gc.corners);
     out.push_back(std::move(gc));
     return 1;
   });
@@ -279,7 +384,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       ReadResult r;
       r.symbol = std::move(*sym);
       r.via = pass.via;
-      cornersOf(cand.mapper, e, frame, r.corners);
+      cornersOf(cand.mapper, e, frame, r.symbol.orientation, r.corners);
       results.push_back(std::move(r));
       return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;
     }

@@ -71,6 +71,28 @@ describe('DotCode detector (native readImageSync)', function () {
     });
   }
 
+  // Corners are the symbol's own TL, TR, BR, BL (outer dot centres), whatever the rotation or
+  // mirroring of the print: each must lie within half a module of the generator's truth.
+  it('reports corners in the symbol\'s canonical order for rotated and mirrored prints', async function () {
+    let checked = 0;
+    for (const category of ['rotated', 'mirrored', 'perspective'] as Category[]) {
+      for (let seed = 3000; seed < 3006; seed++) {
+        const s = await renderSample(category, seed);
+        const res = addon.readImageSync(s.grey, s.width, s.height);
+        if (!res.length || !s.truth) continue;
+        const tol = 0.5 * s.truth.pitch + 1;
+        s.truth.corners.forEach((t, k) => {
+          const got = res[0].corners[k];
+          const d = Math.hypot(got.x - t[0], got.y - t[1]);
+          assert.ok(d <= tol, `${s.name}: corner ${['TL', 'TR', 'BR', 'BL'][k]} at (${got.x.toFixed(1)}, ${got.y.toFixed(1)}), ` +
+            `truth (${t[0].toFixed(1)}, ${t[1].toFixed(1)}), ${d.toFixed(1)} px off (tolerance ${tol.toFixed(1)})`);
+        });
+        checked++;
+      }
+    }
+    assert.ok(checked >= 15, `only ${checked} of 18 samples read`);
+  });
+
   it('reports light-on-dark symbols through the inverted pass', async function () {
     const s = await renderSample('inverted', 1001);
     const res = addon.readImageSync(s.grey, s.width, s.height);
