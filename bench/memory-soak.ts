@@ -86,12 +86,30 @@ function measure(done: number, t0: number): Sample {
 
 /** Least-squares slope of RSS (MB) per 10,000 decodes. */
 function slopePer10k(s: Sample[]): number {
-  if (s.length < 2) return NaN;
+  return fit(s).slope;
+}
+
+/** Slope and its standard error (MB per 10k decodes): worker heaps make engine RSS noisy. */
+function fit(s: Sample[]): { slope: number; se: number } {
+  if (s.length < 3) return { slope: NaN, se: NaN };
   const mx = s.reduce((a, x) => a + x.done, 0) / s.length;
   const my = s.reduce((a, x) => a + x.rss, 0) / s.length;
   let num = 0, den = 0;
   for (const x of s) { num += (x.done - mx) * (x.rss - my); den += (x.done - mx) ** 2; }
-  return den > 0 ? (num / den) * 10_000 : NaN;
+  if (!(den > 0)) return { slope: NaN, se: NaN };
+  const b = num / den;
+  const sse = s.reduce((a, x) => a + (x.rss - my - b * (x.done - mx)) ** 2, 0);
+  return { slope: b * 10_000, se: Math.sqrt(sse / (s.length - 2) / den) * 10_000 };
+}
+
+/**
+ * flat: the slope is within the bound; growing: even slope - 2 SE is above it; otherwise the
+ * samples are too noisy for this run's length to tell (run longer).
+ */
+function judge(p: PhaseResult): 'flat' | 'growing' | 'inconclusive' {
+  const f = fit(p.samples);
+  if (p.slope <= FLAT_MB_PER_10K && p.slopeLate <= FLAT_MB_PER_10K) return 'flat';
+  return f.slope - 2 * f.se > FLAT_MB_PER_10K ? 'growing' : 'inconclusive';
 }
 
 function finishPhase(name: string, decodes: number, warmup: number, t0: number, samples: Sample[], reads: number, misreads: number, errors: number): PhaseResult {
@@ -199,11 +217,11 @@ async function enginePhase(imgs: Img[], a: Args): Promise<PhaseResult> {
 
 function verdict(p: PhaseResult): string {
   const first = p.samples[0], last = p.samples[p.samples.length - 1];
-  const flat = p.slopeLate <= FLAT_MB_PER_10K && p.slope <= FLAT_MB_PER_10K;
+  const v = judge(p);
   return `${p.name}: ${p.decodes} decodes in ${p.seconds.toFixed(0)} s; RSS ${first.rss.toFixed(1)} -> ${last.rss.toFixed(1)} MB ` +
     `(peak ${Math.max(...p.samples.map((s) => s.rss)).toFixed(1)}), heap ${first.heap.toFixed(1)} -> ${last.heap.toFixed(1)} MB; ` +
-    `growth ${p.slope.toFixed(2)} MB per 10k decodes (second half ${p.slopeLate.toFixed(2)}): ` +
-    `${flat ? 'FLAT' : 'GROWING'} (bound ${FLAT_MB_PER_10K} MB per 10k)`;
+    `growth ${p.slope.toFixed(2)} +- ${fit(p.samples).se.toFixed(2)} MB per 10k decodes (second half ${p.slopeLate.toFixed(2)}): ` +
+    `${v.toUpperCase()} (bound ${FLAT_MB_PER_10K} MB per 10k)`;
 }
 
 function sh(cmd: string): string {
@@ -227,19 +245,19 @@ function record(a: Args, imgs: Img[], phases: PhaseResult[], load: number[], add
     `Engine: lib/engine decode() on the JPEG bytes of the same images (format DotCode, ${a.concurrency} in flight, worker threads). ` +
     `Each phase warms up first (${a.warmup} detector calls, ${a.engineWarmup} engine decodes), then a full GC before every sample; ` +
     'RSS is the whole process (workers and native heap included), heap is the main thread\'s live JS heap. ' +
-    `Growth = least-squares slope of RSS over the samples; "flat" means at most ${FLAT_MB_PER_10K} MB per 10,000 decodes (100 bytes per decode).`);
+    `Growth = least-squares slope of RSS over the samples (+- its standard error); "flat" means at most ${FLAT_MB_PER_10K} MB per 10,000 decodes (100 bytes per decode), "growing" that even the slope minus two standard errors is above that, "inconclusive" in between.`);
   L.push('');
   L.push(`Date: ${new Date().toISOString().slice(0, 10)}; machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? '?'}, ` +
     `${Math.round(os.totalmem() / 1024 ** 3)} GiB, Node ${process.version}; repository at ${sh('git rev-parse --short HEAD')}, ${addonId}; ` +
     `load average ${load.map((x) => x.toFixed(1)).join(' / ')} at start -> ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at end (shared machine).`);
   L.push('');
-  L.push('| phase | decodes | time s | RSS after warm-up MB | RSS end MB | RSS peak MB | heap after warm-up -> end MB | growth MB / 10k (all / 2nd half) | reads / misreads / errors | verdict |');
+  L.push('| phase | decodes | time s | RSS after warm-up MB | RSS end MB | RSS peak MB | heap after warm-up -> end MB | growth MB / 10k (all +- SE / 2nd half) | reads / misreads / errors | verdict |');
   L.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const p of phases) {
     const f = p.samples[0], l = p.samples[p.samples.length - 1];
-    const flat = p.slopeLate <= FLAT_MB_PER_10K && p.slope <= FLAT_MB_PER_10K;
+    const v = judge(p);
     L.push(`| ${p.name} | ${p.decodes} | ${p.seconds.toFixed(0)} | ${f.rss.toFixed(1)} | ${l.rss.toFixed(1)} | ${Math.max(...p.samples.map((s) => s.rss)).toFixed(1)} | ` +
-      `${f.heap.toFixed(1)} -> ${l.heap.toFixed(1)} | ${p.slope.toFixed(2)} / ${p.slopeLate.toFixed(2)} | ${p.reads} / ${p.misreads} / ${p.errors} | ${flat ? 'flat' : '**growing**'} |`);
+      `${f.heap.toFixed(1)} -> ${l.heap.toFixed(1)} | ${p.slope.toFixed(2)} +- ${fit(p.samples).se.toFixed(2)} / ${p.slopeLate.toFixed(2)} | ${p.reads} / ${p.misreads} / ${p.errors} | ${v === 'growing' ? '**growing**' : v} |`);
   }
   L.push('');
   for (const p of phases) {
