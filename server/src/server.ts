@@ -67,7 +67,9 @@ export function supplierFromDataDir(dataDir: string): SupplierInfo {
 export async function startServer(o: StartOptions): Promise<RunningServer> {
   const logger = o.logger ?? createLogger({ file: o.logFile });
   const store = o.store ?? await openStore({ dataDir: o.dataDir, redisUrl: o.redisUrl, redisPrefix: o.redisPrefix, tolerateDown: true });
-  // a store that is down at start is not fatal: requests get 503 until it answers
+  // a store that is down at start is not fatal: requests get 503 until it answers; one that is
+  // still connecting is given a moment, so the first requests do not get 503 for nothing
+  await store.whenReady(3000);
   await store.ping().catch((e: Error) => logger.warn({ err: e.message }, 'store not reachable yet; answering 503 until it is'));
   const tls = !!(o.tlsCert && o.tlsKey);
   const config: ServerConfig = { ...DEFAULT_CONFIG, dataDir: o.dataDir, sdkPackageDir: packageRoot(), ...o.config };

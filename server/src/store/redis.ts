@@ -170,6 +170,17 @@ export class RedisStore implements Store {
     return this.run(async () => { await this.r.ping(); });
   }
 
+  whenReady(timeoutMs: number): Promise<boolean> {
+    if (this.r.status === 'ready') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => { clearTimeout(timer); this.r.off('ready', onReady); resolve(ok); };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      timer.unref();
+      this.r.once('ready', onReady);
+    });
+  }
+
   async close(): Promise<void> {
     try { await this.r.quit(); } catch { this.r.disconnect(); }
   }

@@ -81,6 +81,11 @@ export class SqliteStore implements Store {
     return this.run(() => { this.db.prepare('SELECT 1').get(); });
   }
 
+  /** An embedded file is ready as soon as it is open. */
+  async whenReady(): Promise<boolean> {
+    return this.db.open;
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

@@ -81,6 +81,11 @@ export interface Store {
   readonly kind: 'sqlite' | 'redis';
   /** throws when the store cannot be reached (used by /healthz and for fail-closed answers) */
   ping(): Promise<void>;
+  /**
+   * Waits up to `timeoutMs` for the store's first connection; true when it is ready. A server
+   * calls it before listening so its first requests do not meet a connection still being made.
+   */
+  whenReady(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 
   createCustomer(c: NewCustomer, apiKeyHash: string, nowMs: number): Promise<void>;
