@@ -59,6 +59,11 @@ function gs1Parser(): ParseGs1 | null {
   return parseGs1;
 }
 
+/** Loads lib/gs1 ahead of the first read (engine warm-up). */
+export function warmGs1(): void {
+  gs1Parser();
+}
+
 function gs1For(text: string, mode: Gs1Mode, symbolIsGs1: boolean, symbologyId: string): Gs1Result | null {
   if (mode === 'off') return null;
   const parse = gs1Parser();

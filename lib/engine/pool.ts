@@ -36,6 +36,7 @@ export class WorkerPool {
   private slots: Slot[] = [];
   private queue: Task[] = [];
   private nextId = 1;
+  private warmed = new WeakSet<Slot>();
 
   constructor(readonly size: number) {}
 
@@ -45,10 +46,13 @@ export class WorkerPool {
     return this.submit({ zxing: job }, transfer);
   }
 
-  /** Starts every worker and waits until each has zxing loaded and run once. */
-  async warm(): Promise<void> {
-    this.fill();
-    await Promise.all(this.slots.map((slot) => new Promise<JobAnswer>((resolve) => {
+  /**
+   * Starts workers (up to `lanes`, default all) and waits until each has zxing loaded and run
+   * once. Workers already warm answer at once.
+   */
+  async warm(lanes = this.size): Promise<void> {
+    this.fill(lanes);
+    await Promise.all(this.slots.filter((slot) => !this.warmed.has(slot)).map((slot) => new Promise<JobAnswer>((resolve) => {
       const task: Task = { id: this.nextId++, msg: { warm: true }, transfer: [], resolve };
       if (slot.task) this.queue.push(task); else this.dispatch(slot, task);
     })));
@@ -63,8 +67,8 @@ export class WorkerPool {
     });
   }
 
-  private fill(): void {
-    while (this.slots.length < this.size) this.slots.push(this.spawn());
+  private fill(upTo = this.size): void {
+    while (this.slots.length < Math.min(upTo, this.size)) this.slots.push(this.spawn());
   }
 
   private spawn(): Slot {
@@ -75,6 +79,7 @@ export class WorkerPool {
       if (!task || task.id !== m.id) return;
       slot.task = null;
       worker.unref();
+      if (task.msg.warm && !m.answer.error) this.warmed.add(slot);
       task.resolve(m.answer);
       this.next(slot);
     });
