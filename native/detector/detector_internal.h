@@ -150,6 +150,11 @@ struct SampleContext {
   int parity = 0;
   float pitch = 1;
   float darkLevel = 0, lightLevel = 255;  // medians measured on the lattice dots / off-lattice gaps
+  // The pass's blobs (optional): a dark position without a lattice dot whose blob is much
+  // smaller than the lattice's dots or off the position is a speck of stray ink, not a dot.
+  const std::vector<Blob>* blobs = nullptr;
+  const SpatialIndex* index = nullptr;
+  float dotD = 0;  // median diameter of the lattice dots
 };
 void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
 DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols);

@@ -228,6 +228,8 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
     cand.ctx.dark = pass.dark;
     cand.ctx.parity = (cand.fit.dots[0].row + cand.fit.dots[0].col) & 1;
     cand.ctx.pitch = cand.fit.pitch;
+    cand.ctx.blobs = &ws.blobs;
+    cand.ctx.index = &index;
     calibrateLevels(cand.ctx, ws.blobs, cand.fit);
     PPROF("     candidate %dx%d at %.2f ms\n", cand.fit.rowMax - cand.fit.rowMin + 1, cand.fit.colMax - cand.fit.colMin + 1, msSince());
     if (!onCandidate(cand)) return;
@@ -380,6 +382,18 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
         for (int c = 0; c < e.cols; ++c)
           grid.value[static_cast<size_t>(r) * e.cols + c] = all.at(e.rowMin - r0 + r, e.colMin - c0 + c);
       std::optional<DotCodeSymbol> sym = decodeDotGrid(grid);
+      if (!sym) {
+        // Hard decisions: an erasure costs a check word even where its side of 0.5 was right,
+        // which tips symbols near their correction limit. The same grid thresholded at 0.5 is
+        // one more hypothesis under the decoder's unchanged safety rules.
+        bool soft = false;
+        for (float& v : grid.value)
+          if (v > 0.5f - 0.15f && v < 0.5f + 0.15f) {
+            soft = true;
+            v = v > 0.5f ? 1.0f : 0.0f;
+          }
+        if (soft) sym = decodeDotGrid(grid);
+      }
       if (!sym) continue;
       ReadResult r;
       r.symbol = std::move(*sym);

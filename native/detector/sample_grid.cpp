@@ -8,6 +8,9 @@
 // become erasures for the decoder.
 #include <algorithm>
 #include <cmath>
+#ifdef DC_DEBUG
+#include <cstdio>
+#endif
 
 #include "detector/detector_internal.h"
 
@@ -228,6 +231,10 @@ void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const L
   }
   ctx.darkLevel = median(inks);
   ctx.lightLevel = median(grounds);
+  std::vector<float> ds;
+  ds.reserve(lattice.dots.size());
+  for (const LatticeDot& d : lattice.dots) ds.push_back(blobs[d.blob].d);
+  ctx.dotD = median(ds);
 }
 
 DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols) {
@@ -243,10 +250,12 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
           sampleDisc(img, ctx.mapper->map(static_cast<float>(rowMin + r - 1), static_cast<float>(colMin + c - 1)), rad, xm);
   // local ink level: splat the lattice dots' centre intensities over nearby positions
   std::vector<float> ink(static_cast<size_t>(er) * ec, 0), inkW(static_cast<size_t>(er) * ec, 0);
+  std::vector<int32_t> dotBlob(static_cast<size_t>(er) * ec, -1);
   const int R = 3;
   for (const LatticeDot& d : lattice.dots) {
     const int r = d.row - rowMin + 1, c = d.col - colMin + 1;
     if (r < 0 || c < 0 || r >= er || c >= ec) continue;
+    dotBlob[static_cast<size_t>(r) * ec + c] = d.blob;
     const float v = I[static_cast<size_t>(r) * ec + c];
     for (int dr = -R; dr <= R; ++dr)
       for (int dc2 = -R; dc2 <= R; ++dc2) {
@@ -276,6 +285,25 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
       float v;
       if (contrast < 8) v = 0.5f;
       else v = (ground - I[idx]) / contrast;
+      // Stray ink: a speck (a blob much smaller than the lattice's dots) or a blob off its
+      // position that makes a position only partly dark is weak evidence, whether or not the
+      // lattice took it (specks of dot size pass the lattice's checks). It becomes an erasure
+      // (costs Reed-Solomon one check word) instead of a confident error (two). Full-strength
+      // positions, and positions with no blob at all (dots merged by blur), keep their value.
+      if (v > 0.5f && v < 0.9f && ctx.blobs && ctx.index && ctx.dotD > 0) {
+        const PointF p = ctx.mapper->map(static_cast<float>(rowMin + r), static_cast<float>(colMin + c));
+        const int k = dotBlob[idx] >= 0 ? dotBlob[idx] : ctx.index->nearest(p.x, p.y, 0.5f * ctx.pitch, *ctx.blobs);
+        if (k >= 0) {
+          const Blob& b = (*ctx.blobs)[k];
+          const float dx = b.x - p.x, dy = b.y - p.y;
+          const bool off = ctx.pitch >= 4 && dx * dx + dy * dy > 0.04f * ctx.pitch * ctx.pitch;
+          if (b.d < 0.7f * ctx.dotD || off) v = 0.5f;
+        }
+#ifdef DC_DEBUG
+        fprintf(stderr, "  weakdot v%.2f at (%.1f,%.1f) blob %d lattice %d d%.1f/%.1f off %.2f\n", v, p.x, p.y, k, dotBlob[idx] >= 0,
+                k >= 0 ? (*ctx.blobs)[k].d : 0.f, ctx.dotD, k >= 0 ? std::hypot((*ctx.blobs)[k].x - p.x, (*ctx.blobs)[k].y - p.y) / ctx.pitch : 0.f);
+#endif
+      }
       g.value[static_cast<size_t>(r) * cols + c] = std::min(1.0f, std::max(0.0f, v));
     }
   return g;
