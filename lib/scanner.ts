@@ -90,8 +90,9 @@ function refusal(error: string): ScanResult {
 }
 
 /**
- * Two tiny symbols (a QR Code "warm" and a DotCode "Warm 123", rendered with bwip-js) decoded in
- * every engine worker when the first Scanner is built. Starting the threads alone leaves the
+ * Two tiny symbols (a QR Code "warm" and a DotCode "Warm 123", rendered with bwip-js) decoded a
+ * few times in parallel when the first Scanner is built (the DotCode in the caller's thread, the
+ * QR Code through each zxing worker). Starting the threads alone leaves the
  * first real decode at 100-500 ms (sharp's first image, the DotCode reader's first run, and
  * zxing-wasm still in its baseline tier); reading real symbols once or twice warms those paths.
  */
