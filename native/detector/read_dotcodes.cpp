@@ -42,11 +42,19 @@ const Pass kInverted = {"dotcode:inverted", false, 0.15f, 24};
 const Pass kAdaptive = {"dotcode:adaptive", true, 0.5f, 12};
 const Pass kAdaptiveInverted = {"dotcode:inverted", false, 0.5f, 12};
 const Pass kScaled = {"dotcode:scaled", true, 0.3f, 16};
+// sharpened: strong defocus and motion blur merge neighbouring dots into chains that no threshold
+// splits, but the saddle between two dots stays lighter than the dots. A high-pass image (the
+// pixel minus the mean over a window of about one dot) turns each dot into its own blob and
+// levels the contrast; the adaptive threshold runs on it (the fast one finds thousands of noise
+// blobs in a high-pass image).
+const Pass kSharpenedAdaptive = {"dotcode:sharpened", true, 0.5f, 12};
 
 struct Workspace {
   LocateWorkspace locate;
   std::vector<Blob> blobs;
   std::vector<uint8_t> scaled;
+  std::vector<uint32_t> integral;
+  std::vector<uint8_t> sharpened;
 };
 
 Workspace& workspace() {
@@ -82,6 +90,41 @@ struct Rect {
   int x0, y0, x1, y1;
 };
 
+// High-pass image of a crop: 128 + gain * (pixel - mean over a (2R+1)^2 box), clamped. The box
+// mean comes from an integral image (exact in 32 bits: at most 255 * 2^24 pixels per crop).
+void highPass(const GreyImage& in, int R, float gain, std::vector<uint32_t>& integral, std::vector<uint8_t>& buf,
+              GreyImage& out) {
+  const int W = in.width, H = in.height, W1 = W + 1;
+  integral.assign(static_cast<size_t>(W1) * (H + 1), 0);
+  for (int y = 0; y < H; ++y) {
+    uint32_t rowSum = 0;
+    const uint8_t* row = in.data + static_cast<size_t>(y) * in.stride;
+    uint32_t* cur = &integral[static_cast<size_t>(y + 1) * W1];
+    const uint32_t* prev = &integral[static_cast<size_t>(y) * W1];
+    for (int x = 0; x < W; ++x) {
+      rowSum += row[x];
+      cur[x + 1] = prev[x + 1] + rowSum;
+    }
+  }
+  buf.resize(static_cast<size_t>(W) * H);
+  for (int y = 0; y < H; ++y) {
+    const int y0 = std::max(0, y - R), y1 = std::min(H, y + R + 1);
+    const uint8_t* row = in.data + static_cast<size_t>(y) * in.stride;
+    const uint32_t* top = &integral[static_cast<size_t>(y0) * W1];
+    const uint32_t* bot = &integral[static_cast<size_t>(y1) * W1];
+    for (int x = 0; x < W; ++x) {
+      const int x0 = std::max(0, x - R), x1 = std::min(W, x + R + 1);
+      const float mean = static_cast<float>(bot[x1] - bot[x0] - top[x1] + top[x0]) / static_cast<float>((x1 - x0) * (y1 - y0));
+      const float v = 128.0f + gain * (row[x] - mean);
+      buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
+    }
+  }
+  out.data = buf.data();
+  out.width = W;
+  out.height = H;
+  out.stride = W;
+}
+
 // What a pass saw, to decide whether the harder passes are worth their time.
 struct PassStats {
   bool lattice = false;  // a cluster looked like a dot lattice
@@ -90,6 +133,8 @@ struct PassStats {
   // Regions where a harder pass could succeed: lattice-like clusters that did not read, and
   // filled components too big for a dot (dots merged by blur or ink spread).
   std::vector<Rect> focus;
+  float medianD = 0;  // median blob diameter of the last run (0: too few blobs)
+  std::vector<Rect> merged;  // the filled components too big for a dot (pass coordinates)
 };
 
 // How pass coordinates map back to the caller's image: p_image = p_pass / scale + offset.
@@ -180,12 +225,17 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
   locateDots(img, lp, ws.locate, ws.blobs);
   PPROF("pass %s dark=%d alpha=%.2f: %zu blobs, locate %.2f ms\n", pass.via, pass.dark, pass.alpha, ws.blobs.size(), msSince());
   stats.rejectedShapes = ws.locate.rejectedShapes;
-  for (const LocateWorkspace::Box& b : ws.locate.merged) stats.focus.push_back({b.x0, b.y0, b.x1, b.y1});
+  for (const LocateWorkspace::Box& b : ws.locate.merged) {
+    stats.focus.push_back({b.x0, b.y0, b.x1, b.y1});
+    stats.merged.push_back({b.x0, b.y0, b.x1, b.y1});
+  }
+  stats.medianD = 0;
   if (ws.blobs.size() < 15 || Clock::now() > deadline) return;
   std::vector<float> ds;
   ds.reserve(ws.blobs.size());
   for (const Blob& b : ws.blobs) ds.push_back(b.d);
   std::nth_element(ds.begin(), ds.begin() + ds.size() / 2, ds.end());
+  stats.medianD = ds[ds.size() / 2];
   SpatialIndex index;
   index.build(ws.blobs, img.width, img.height, std::min(64.0f, std::max(4.0f, 3.0f * ds[ds.size() / 2])));
   std::vector<std::vector<int>> clusters;
@@ -243,12 +293,35 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
 template <class F>
 void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, F&& onCandidate) {
   bool found = false, stop = false;
+  // Lattices that did not read and reach beyond the crop they were found in (a focus region can
+  // hold only part of a symbol): their image box, to be read again whole.
+  std::vector<Rect> spill;
   auto run = [&](const GreyImage& img, const Pass& pass, const Frame& frame, PassStats& stats, bool reuse = true) {
     if (stop || Clock::now() > deadline) return;
     runPass(img, pass, reuse, deadline, stats, [&](Candidate& cand) {
       int r = onCandidate(cand, pass, frame);
       if (r > 0) found = true;
       if (r < 0) stop = true;
+      if (r == 0 && spill.size() < 8) {
+        const LatticeFit& f = cand.fit;
+        const float m = 2.0f;  // grid positions of margin: a lost edge row, the quiet zone
+        const float gr[2] = {f.rowMin - m, f.rowMax + m}, gc[2] = {f.colMin - m, f.colMax + m};
+        float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
+        for (float rr : gr)
+          for (float cc : gc) {
+            const PointF p = cand.mapper.map(rr, cc);
+            x0 = std::min(x0, p.x); x1 = std::max(x1, p.x);
+            y0 = std::min(y0, p.y); y1 = std::max(y1, p.y);
+          }
+        const bool beyond = x0 < 0 || y0 < 0 || x1 > img.width || y1 > img.height;
+        if (beyond && frame.ox + frame.oy > 0) {
+          Rect b{static_cast<int>(x0 / frame.scale + frame.ox), static_cast<int>(y0 / frame.scale + frame.oy),
+                 static_cast<int>(x1 / frame.scale + frame.ox) + 1, static_cast<int>(y1 / frame.scale + frame.oy) + 1};
+          b.x0 = std::max(0, b.x0); b.y0 = std::max(0, b.y0);
+          b.x1 = std::min(image.width, b.x1); b.y1 = std::min(image.height, b.y1);
+          if (b.x1 - b.x0 >= 8 && b.y1 - b.y0 >= 8) spill.push_back(b);
+        }
+      }
       return r >= 0;
     });
   };
@@ -281,11 +354,61 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
   // light dots on a dark ground (laser-etched, reversed print)
   runFocus(kInverted, light);
   if (found) return;
-  // the stricter threshold splits dots merged by blur and ink spread, and sees fainter prints
-  runFocus(kAdaptive, unused);
+  // the stricter threshold splits dots merged by blur and ink spread, and sees fainter prints;
+  // the blob size it sees per region sets the window of the sharpened pass
+  std::vector<float> regionD(focus.size(), 0);
+  for (size_t i = 0; i < focus.size() && !found && !stop; ++i) {
+    const Rect& r = focus[i];
+    PassStats st;
+    if (r.x0 == 0 && r.y0 == 0 && r.x1 == image.width && r.y1 == image.height) {
+      run(image, kAdaptive, identity, st);
+    } else {
+      GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
+      run(crop, kAdaptive, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, st, false);
+    }
+    regionD[i] = st.medianD;
+  }
   if (found) return;
   // light prints are rarely blurred into one shape; only a lattice-like light cluster justifies it
   if (light.lattice) runFocus(kAdaptiveInverted, unused);
+  if (found) return;
+  // Lattices cut by their region's border: the adaptive pass again on the whole lattice box.
+  if (!spill.empty()) {
+    std::vector<Rect> boxes;
+    focusRegions(spill, image.width, image.height, boxes);
+    spill.clear();
+    for (const Rect& r : boxes) {
+      if (found || stop) break;
+      PassStats st;
+      GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
+      run(crop, kAdaptive, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, st, false);
+      focus.push_back(r);
+      regionD.push_back(st.medianD);
+    }
+    if (found) return;
+  }
+  // Blurred dots: a high-pass image of each region with a window of about half a dot pitch
+  // (half the blob size the adaptive pass saw there: merged chains make it an overestimate, which
+  // the window tolerates). Regions where the adaptive pass saw too few blobs hold no symbol.
+  int sharpened = 0;
+  for (size_t i = 0; i < focus.size() && !found && !stop; ++i) {
+    if (regionD[i] < 3) continue;
+    const Rect& r = focus[i];
+    // only where the fast pass saw dots merged into big filled shapes (most regions of an
+    // empty frame are text and textures, where this pass would only cost time)
+    bool blurred = false;
+    for (const Rect& b : dark.merged) blurred = blurred || (b.x0 < r.x1 && r.x0 < b.x1 && b.y0 < r.y1 && r.y0 < b.y1);
+    if (!blurred) continue;
+    // bounded work, as for the scaled pass: at most 3 regions of at most 400k pixels
+    if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000 || ++sharpened > 3) continue;
+    const int R = std::min(8, std::max(2, static_cast<int>(std::lround(0.5f * regionD[i]))));
+    GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
+    GreyImage hp;
+    Workspace& ws = workspace();
+    highPass(crop, R, 3.0f, ws.integral, ws.sharpened, hp);
+    const Frame f{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
+    run(hp, kSharpenedAdaptive, f, unused, false);
+  }
   if (found) return;
   // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
   int crops = 0;

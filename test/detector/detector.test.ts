@@ -63,7 +63,7 @@ describe('DotCode detector (native readImageSync)', function () {
         const res = addon.readImageSync(s.grey, s.width, s.height);
         if (!res.length) continue;
         assert.equal(res[0].bytes.toString('hex'), s.expected!.toString('hex'), `${s.name}: wrong text (misread)`);
-        assert.match(res[0].via, /^dotcode:(fast|inverted|adaptive|scaled)$/);
+        assert.match(res[0].via, /^dotcode:(fast|inverted|adaptive|scaled|sharpened)$/);
         assert.equal(res[0].corners.length, 4);
         read++;
       }
