@@ -134,6 +134,7 @@ struct PassStats {
   // filled components too big for a dot (dots merged by blur or ink spread).
   std::vector<Rect> focus;
   float medianD = 0;  // median blob diameter of the last run (0: too few blobs)
+  int clusters = 0;   // clusters of similar dots the last run grouped (textures excluded)
   std::vector<Rect> merged;  // the filled components too big for a dot (pass coordinates)
 };
 
@@ -230,6 +231,7 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
     stats.merged.push_back({b.x0, b.y0, b.x1, b.y1});
   }
   stats.medianD = 0;
+  stats.clusters = 0;
   if (ws.blobs.size() < 15 || Clock::now() > deadline) return;
   std::vector<float> ds;
   ds.reserve(ws.blobs.size());
@@ -269,7 +271,10 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
       }
       // Every cluster but a texture may be part of a symbol the harder passes can read (a few
       // dots left over from a symbol whose other dots merged give no lattice yet).
-      if (!cand.fit.texture) stats.focus.push_back(r);
+      if (!cand.fit.texture) {
+        stats.focus.push_back(r);
+        ++stats.clusters;
+      }
     }
     if (!ok) continue;
     if (!cand.mapper.fit(ws.blobs, cand.fit)) continue;
@@ -302,7 +307,8 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
       int r = onCandidate(cand, pass, frame);
       if (r > 0) found = true;
       if (r < 0) stop = true;
-      if (r == 0 && spill.size() < 8) {
+      // (only lattices of some size: a symbol cut in two still leaves dozens of dots in each part)
+      if (r == 0 && spill.size() < 8 && cand.fit.dots.size() >= 40) {
         const LatticeFit& f = cand.fit;
         const float m = 2.0f;  // grid positions of margin: a lost edge row, the quiet zone
         const float gr[2] = {f.rowMin - m, f.rowMax + m}, gc[2] = {f.colMin - m, f.colMax + m};
@@ -314,7 +320,7 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
             y0 = std::min(y0, p.y); y1 = std::max(y1, p.y);
           }
         const bool beyond = x0 < 0 || y0 < 0 || x1 > img.width || y1 > img.height;
-        if (beyond && frame.ox + frame.oy > 0) {
+        if (beyond && frame.ox + frame.oy > 0 && (x1 - x0) * (y1 - y0) <= 400000.0f * frame.scale * frame.scale) {
           Rect b{static_cast<int>(x0 / frame.scale + frame.ox), static_cast<int>(y0 / frame.scale + frame.oy),
                  static_cast<int>(x1 / frame.scale + frame.ox) + 1, static_cast<int>(y1 / frame.scale + frame.oy) + 1};
           b.x0 = std::max(0, b.x0); b.y0 = std::max(0, b.y0);
@@ -366,7 +372,7 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
       GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
       run(crop, kAdaptive, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, st, false);
     }
-    regionD[i] = st.medianD;
+    regionD[i] = st.clusters > 0 ? st.medianD : 0;
   }
   if (found) return;
   // light prints are rarely blurred into one shape; only a lattice-like light cluster justifies it
@@ -383,24 +389,26 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
       GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
       run(crop, kAdaptive, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, st, false);
       focus.push_back(r);
-      regionD.push_back(st.medianD);
+      regionD.push_back(st.clusters > 0 ? st.medianD : 0);
     }
     if (found) return;
   }
   // Blurred dots: a high-pass image of each region with a window of about half a dot pitch
   // (half the blob size the adaptive pass saw there: merged chains make it an overestimate, which
-  // the window tolerates). Regions where the adaptive pass saw too few blobs hold no symbol.
+  // the window tolerates). Regions where the adaptive pass grouped no cluster of similar blobs
+  // hold no symbol.
   int sharpened = 0;
   for (size_t i = 0; i < focus.size() && !found && !stop; ++i) {
     if (regionD[i] < 3) continue;
     const Rect& r = focus[i];
-    // only where the fast pass saw dots merged into big filled shapes (most regions of an
-    // empty frame are text and textures, where this pass would only cost time)
-    bool blurred = false;
-    for (const Rect& b : dark.merged) blurred = blurred || (b.x0 < r.x1 && r.x0 < b.x1 && b.y0 < r.y1 && r.y0 < b.y1);
-    if (!blurred) continue;
-    // bounded work, as for the scaled pass: at most 3 regions of at most 400k pixels
-    if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000 || ++sharpened > 3) continue;
+    // only where the fast pass saw dots merged into big filled shapes, several of them (most
+    // regions of an empty frame are text and textures, where this pass would only cost time)
+    int mergedIn = 0;
+    for (const Rect& b : dark.merged) mergedIn += (b.x0 < r.x1 && r.x0 < b.x1 && b.y0 < r.y1 && r.y0 < b.y1) ? 1 : 0;
+    PPROF("  sharpen? region %d,%d-%d,%d merged %d d %.1f\n", r.x0, r.y0, r.x1, r.y1, mergedIn, regionD[i]);
+    if (mergedIn < 2) continue;  // a blurred symbol breaks into several merged shapes
+    // bounded work, as for the scaled pass: at most 2 regions of at most 400k pixels
+    if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000 || ++sharpened > 2) continue;
     const int R = std::min(8, std::max(2, static_cast<int>(std::lround(0.5f * regionD[i]))));
     GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
     GreyImage hp;
