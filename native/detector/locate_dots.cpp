@@ -105,23 +105,35 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     ws.blockCnt.assign(nb, 0);
     ws.rawMin.assign(nb, 255);
     ws.rawMax.assign(nb, 0);
-    // Every other row is enough for neighbourhood statistics (half the cost); the exact
-    // per-segment minimum is tested again when the runs are extracted.
-    for (int y = 0; y < H; y += (H >= 2 * B ? 2 : 1)) {
+    // Every other row is enough for the neighbourhood mean (half the cost of the sums), but the
+    // minimum and maximum take every row: a print at one pixel per dot and two per module
+    // (zint --scale=1) has all its dots on rows of one parity, and a sampled minimum would see
+    // a blank page there. The min/max-only rows are cheap (they vectorise; no widening sums).
+    const int sumStep = H >= 2 * B ? 2 : 1;
+    for (int y = 0; y < H; ++y) {
       const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
       const size_t base = static_cast<size_t>(y >> S) * bw;
+      const bool withSum = (y % sumStep) == 0;
       for (int bx = 0; bx < bw; ++bx) {
         const int x0 = bx << S, x1 = std::min(W, x0 + B);
-        int sum = 0;
         uint8_t mn = 255, mx = 0;
-        for (int x = x0; x < x1; ++x) {
-          const uint8_t v = row[x];
-          sum += v;
-          mn = v < mn ? v : mn;
-          mx = v > mx ? v : mx;
+        if (withSum) {
+          int sum = 0;
+          for (int x = x0; x < x1; ++x) {
+            const uint8_t v = row[x];
+            sum += v;
+            mn = v < mn ? v : mn;
+            mx = v > mx ? v : mx;
+          }
+          ws.blockSum[base + bx] += sum;
+          ws.blockCnt[base + bx] += x1 - x0;
+        } else {
+          for (int x = x0; x < x1; ++x) {
+            const uint8_t v = row[x];
+            mn = v < mn ? v : mn;
+            mx = v > mx ? v : mx;
+          }
         }
-        ws.blockSum[base + bx] += sum;
-        ws.blockCnt[base + bx] += x1 - x0;
         if (mn < ws.rawMin[base + bx]) ws.rawMin[base + bx] = mn;
         if (mx > ws.rawMax[base + bx]) ws.rawMax[base + bx] = mx;
       }
