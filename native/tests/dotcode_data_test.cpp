@@ -3,8 +3,12 @@
 
 #include "check.h"
 #include "dotcode/data_decoder.h"
+#include "dotcode_test_util.h"
 
 namespace {
+
+using dctest::packBinary;
+using dctest::cat;
 
 struct Out {
   bool ok;
@@ -20,26 +24,6 @@ std::string bytesOf(const std::vector<int>& cw) {
   return o.ok ? o.s.bytes : std::string("<fail>");
 }
 
-// Test-side binary packer (FORMAT.md 8.5): values 0..258 in groups of up to 5 -> base-103 digits.
-std::vector<int> packBinary(const std::vector<int>& values) {
-  std::vector<int> out;
-  for (size_t i = 0; i < values.size(); i += 5) {
-    const size_t m = std::min<size_t>(5, values.size() - i);
-    uint64_t num = 0;
-    for (size_t k = 0; k < m; ++k) num = num * 259 + static_cast<uint64_t>(values[i + k]);
-    std::vector<int> digits(m + 1);
-    for (size_t k = m + 1; k-- > 0;) {
-      digits[k] = static_cast<int>(num % 103);
-      num /= 103;
-    }
-    out.insert(out.end(), digits.begin(), digits.end());
-  }
-  return out;
-}
-std::vector<int> cat(std::vector<int> a, const std::vector<int>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 }  // namespace
 

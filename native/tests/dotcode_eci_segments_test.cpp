@@ -14,6 +14,9 @@
 
 namespace {
 
+using dctest::packBinary;
+using dctest::cat;
+
 using Segs = std::vector<dc::EciSegment>;
 
 std::ostream& operator<<(std::ostream& os, const Segs& s) {
@@ -21,27 +24,6 @@ std::ostream& operator<<(std::ostream& os, const Segs& s) {
   return os;
 }
 
-// Same packing as the encoder (FORMAT.md 8.5): values 0..258, groups of up to 5 -> base-103 digits.
-std::vector<int> packBinary(const std::vector<int>& values) {
-  std::vector<int> out;
-  for (size_t i = 0; i < values.size(); i += 5) {
-    const size_t m = std::min<size_t>(5, values.size() - i);
-    uint64_t num = 0;
-    for (size_t k = 0; k < m; ++k) num = num * 259 + static_cast<uint64_t>(values[i + k]);
-    std::vector<int> digits(m + 1);
-    for (size_t k = m + 1; k-- > 0;) {
-      digits[k] = static_cast<int>(num % 103);
-      num /= 103;
-    }
-    out.insert(out.end(), digits.begin(), digits.end());
-  }
-  return out;
-}
-
-std::vector<int> cat(std::vector<int> a, const std::vector<int>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 // A `zint --dump` matrix: one line per row, hex digits (spaces ignored), most significant bit of
 // each digit first; the last digit of a row is padded, so the width has to be given.

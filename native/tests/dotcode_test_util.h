@@ -1,6 +1,7 @@
 // Helpers shared by the dotcode_* tests: a tiny JSON reader (just enough for vectors.jsonl),
 // the vector loader, grid transforms and a seeded RNG. Test code only.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -210,5 +211,28 @@ struct Rng {
   uint64_t next() { s ^= s >> 12; s ^= s << 25; s ^= s >> 27; return s * 2685821657736338717ull; }
   int below(int n) { return static_cast<int>(next() % static_cast<uint64_t>(n)); }
 };
+
+// The encoder's binary-mode packing (FORMAT.md 8.5): values 0..258 in groups of up to 5 become
+// base-103 digits (k values -> k+1 digits), so tests can build binary-mode codeword streams.
+inline std::vector<int> packBinary(const std::vector<int>& values) {
+  std::vector<int> out;
+  for (size_t i = 0; i < values.size(); i += 5) {
+    const size_t m = std::min<size_t>(5, values.size() - i);
+    uint64_t num = 0;
+    for (size_t k = 0; k < m; ++k) num = num * 259 + static_cast<uint64_t>(values[i + k]);
+    std::vector<int> digits(m + 1);
+    for (size_t k = m + 1; k-- > 0;) {
+      digits[k] = static_cast<int>(num % 103);
+      num /= 103;
+    }
+    out.insert(out.end(), digits.begin(), digits.end());
+  }
+  return out;
+}
+
+inline std::vector<int> cat(std::vector<int> a, const std::vector<int>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
 
 }  // namespace dctest

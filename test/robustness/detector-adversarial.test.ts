@@ -12,6 +12,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { mulberry32 } from '../support/seeded';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 const SEED = Number(process.env.DC_DET_ADV_SEED ?? 20261122);
@@ -28,16 +29,6 @@ const TIME_BOUND_MS = Number(process.env.DC_DET_ADV_BOUND_MS ?? 4 * BUDGET_MS + 
 const STALL_MS = 15_000;
 const FUZZ_IMAGES = 200;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Img { grey: Uint8Array; width: number; height: number }
 
