@@ -16,6 +16,15 @@
 namespace dc {
 namespace det {
 
+// Union-find root with path halving; blobs (locate) and dot clusters (group) both merge this way.
+inline int unionRoot(std::vector<int32_t>& parent, int i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
 // One candidate dot: a 4-connected blob of foreground pixels.
 struct Blob {
   float x = 0, y = 0;  // centroid in pixels (pixel centres at integer + 0.5)

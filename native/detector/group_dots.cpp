@@ -11,21 +11,11 @@
 namespace dc {
 namespace det {
 
-namespace {
-int root(std::vector<int>& parent, int i) {
-  while (parent[i] != i) {
-    parent[i] = parent[parent[i]];
-    i = parent[i];
-  }
-  return i;
-}
-}  // namespace
-
 void groupDots(const std::vector<Blob>& blobs, const SpatialIndex& index, int minSize,
                std::vector<std::vector<int>>& clusters) {
   clusters.clear();
   const int n = static_cast<int>(blobs.size());
-  std::vector<int> parent(n);
+  std::vector<int32_t> parent(n);
   std::iota(parent.begin(), parent.end(), 0);
   // Each pair is judged from its bigger blob's side: that blob's radius is the one that counts.
   for (int i = 0; i < n; ++i) {
@@ -36,15 +26,15 @@ void groupDots(const std::vector<Blob>& blobs, const SpatialIndex& index, int mi
       if (j == i) return;
       const float db = std::max(blobs[j].d, 1.5f);
       if (db > da || da > db * 2.5f) return;  // similar sizes only
-      int ra = root(parent, i), rb = root(parent, j);
+      int ra = unionRoot(parent, i), rb = unionRoot(parent, j);
       if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
     });
   }
   std::vector<int> count(n, 0);
-  for (int i = 0; i < n; ++i) ++count[root(parent, i)];
+  for (int i = 0; i < n; ++i) ++count[unionRoot(parent, i)];
   std::vector<int> slot(n, -1);
   for (int i = 0; i < n; ++i) {
-    int r = root(parent, i);
+    int r = unionRoot(parent, i);
     if (count[r] < minSize) continue;
     if (slot[r] < 0) {
       slot[r] = static_cast<int>(clusters.size());

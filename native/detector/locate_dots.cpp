@@ -21,14 +21,6 @@ namespace det {
 
 namespace {
 
-int findRoot(std::vector<int32_t>& parent, int i) {
-  while (parent[i] != i) {
-    parent[i] = parent[parent[i]];
-    i = parent[i];
-  }
-  return i;
-}
-
 // Separable box sum (radius r) over a bw x bh int grid, in place via tmp.
 void boxSum(std::vector<int32_t>& v, std::vector<int32_t>& tmp, int bw, int bh, int r) {
   tmp.assign(v.size(), 0);
@@ -56,29 +48,24 @@ void boxSum(std::vector<int32_t>& v, std::vector<int32_t>& tmp, int bw, int bh, 
   }
 }
 
+// Min (isMax=false) or max of radius r along one line of n cells, `step` apart in the grid.
+void minMaxLine(const uint8_t* src, uint8_t* dst, int n, size_t step, int r, bool isMax) {
+  for (int i = 0; i < n; ++i) {
+    const int a = std::max(0, i - r), b = std::min(n - 1, i + r);
+    uint8_t m = src[a * step];
+    for (int k = a + 1; k <= b; ++k) m = isMax ? std::max(m, src[k * step]) : std::min(m, src[k * step]);
+    dst[i * step] = m;
+  }
+}
+
 // Separable min (isMax=false) or max filter of radius r over a bw x bh byte grid.
 void minMaxFilter(std::vector<uint8_t>& v, int bw, int bh, int r, bool isMax) {
   std::vector<uint8_t> tmp(v.size());
-  for (int y = 0; y < bh; ++y)
-    for (int x = 0; x < bw; ++x) {
-      int a = std::max(0, x - r), b = std::min(bw - 1, x + r);
-      uint8_t m = v[static_cast<size_t>(y) * bw + a];
-      for (int k = a + 1; k <= b; ++k) {
-        uint8_t q = v[static_cast<size_t>(y) * bw + k];
-        m = isMax ? std::max(m, q) : std::min(m, q);
-      }
-      tmp[static_cast<size_t>(y) * bw + x] = m;
-    }
-  for (int y = 0; y < bh; ++y)
-    for (int x = 0; x < bw; ++x) {
-      int a = std::max(0, y - r), b = std::min(bh - 1, y + r);
-      uint8_t m = tmp[static_cast<size_t>(a) * bw + x];
-      for (int k = a + 1; k <= b; ++k) {
-        uint8_t q = tmp[static_cast<size_t>(k) * bw + x];
-        m = isMax ? std::max(m, q) : std::min(m, q);
-      }
-      v[static_cast<size_t>(y) * bw + x] = m;
-    }
+  for (int y = 0; y < bh; ++y) {
+    const size_t row = static_cast<size_t>(y) * bw;
+    minMaxLine(v.data() + row, tmp.data() + row, bw, 1, r, isMax);
+  }
+  for (int x = 0; x < bw; ++x) minMaxLine(tmp.data() + x, v.data() + x, bh, static_cast<size_t>(bw), r, isMax);
 }
 
 // A block whose sampled rows span less than this is "flat" (below every pass' contrast floor
@@ -277,7 +264,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     int c = ws.rowStart[y], ce = ws.rowStart[y + 1];
     while (a < ae && c < ce) {
       if (ws.runX1[a] > ws.runX0[c] && ws.runX1[c] > ws.runX0[a]) {
-        int ra = findRoot(ws.parent, a), rc = findRoot(ws.parent, c);
+        int ra = unionRoot(ws.parent, a), rc = unionRoot(ws.parent, c);
         if (ra != rc) {
           if (ra < rc) ws.parent[rc] = ra; else ws.parent[ra] = rc;
         }
@@ -295,7 +282,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
   ws.maxY.assign(nRuns, -1);
   ws.depth.assign(nRuns, 0);
   for (int i = 0; i < nRuns; ++i) {
-    const int r = findRoot(ws.parent, i);
+    const int r = unionRoot(ws.parent, i);
     const int len = ws.runX1[i] - ws.runX0[i];
     ws.cnt[r] += len;
     ws.sumX2[r] += static_cast<int64_t>(len) * (ws.runX0[i] + ws.runX1[i]);
