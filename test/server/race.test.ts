@@ -44,18 +44,26 @@ forEachStore('quota race', (kind) => {
   });
 });
 
+/** Two `dotcode serve` processes on one store: 50 requests for 10 scans give exactly 10x200 and 40x402. */
+async function raceTwoProcesses(serveArgs: string[], store: Store): Promise<void> {
+  const env = { DOTCODE_RATE_LIMIT: '1000/1000', DOTCODE_LOG_LEVEL: 'warn' };
+  const servers = await Promise.all([serveProcess(serveArgs, env), serveProcess(serveArgs, env)]);
+  try {
+    const c = await tenLeft(store);
+    assert.deepEqual(tally(await burst(servers.map((s) => s.url), c.key)), { 200: 10, 402: 40 });
+    assert.equal(await store.usage(c.id, c.period), QUOTA);
+  } finally {
+    await Promise.all(servers.map((s) => stopProcess(s.child)));
+  }
+}
+
 describe('quota race [sqlite, two server processes on one data folder]', function () {
   it('two processes sharing the SQLite file never overrun either', async () => {
     const dataDir = tempDir('two-sqlite');
     const store = new SqliteStore(`${dataDir}/dotcode.sqlite`);
-    const env = { DOTCODE_RATE_LIMIT: '1000/1000', DOTCODE_LOG_LEVEL: 'warn' };
-    const servers = await Promise.all([serveProcess(['--data', dataDir], env), serveProcess(['--data', dataDir], env)]);
     try {
-      const c = await tenLeft(store);
-      assert.deepEqual(tally(await burst(servers.map((s) => s.url), c.key)), { 200: 10, 402: 40 });
-      assert.equal(await store.usage(c.id, c.period), QUOTA);
+      await raceTwoProcesses(['--data', dataDir], store);
     } finally {
-      await Promise.all(servers.map((s) => stopProcess(s.child)));
       await store.close();
     }
   });
@@ -72,15 +80,9 @@ describe('quota race [redis, two server processes]', function () {
   it('two processes sharing Redis never overrun either', async () => {
     const prefix = testPrefix();
     const store = await RedisStore.connect(REDIS_URL, { prefix });
-    const env = { DOTCODE_RATE_LIMIT: '1000/1000', DOTCODE_LOG_LEVEL: 'warn' };
-    const args = ['--redis', REDIS_URL, '--redis-prefix', prefix, '--data', tempDir('two')];
-    const servers = await Promise.all([serveProcess(args, env), serveProcess(args, env)]);
     try {
-      const c = await tenLeft(store);
-      assert.deepEqual(tally(await burst(servers.map((s) => s.url), c.key)), { 200: 10, 402: 40 });
-      assert.equal(await store.usage(c.id, c.period), QUOTA);
+      await raceTwoProcesses(['--redis', REDIS_URL, '--redis-prefix', prefix, '--data', tempDir('two')], store);
     } finally {
-      await Promise.all(servers.map((s) => stopProcess(s.child)));
       await store.dropAll();
       await store.close();
     }
