@@ -177,6 +177,109 @@ Napi::Value ReadImageSync(const Napi::CallbackInfo& info) {
   }
 }
 
+Napi::Float32Array traceDotsToJs(Napi::Env env, const std::vector<dc::TraceDot>& dots) {
+  // flat [x, y, d, x, y, d, ...]: a pass can hold tens of thousands of candidates
+  Napi::Float32Array a = Napi::Float32Array::New(env, dots.size() * 3);
+  for (size_t i = 0; i < dots.size(); ++i) {
+    a[i * 3] = dots[i].x;
+    a[i * 3 + 1] = dots[i].y;
+    a[i * 3 + 2] = dots[i].d;
+  }
+  return a;
+}
+
+Napi::Array cornersToJs(Napi::Env env, const dc::PointF* corners) {
+  Napi::Array arr = Napi::Array::New(env, 4);
+  for (uint32_t k = 0; k < 4; ++k) {
+    Napi::Object p = Napi::Object::New(env);
+    p.Set("x", Napi::Number::New(env, corners[k].x));
+    p.Set("y", Napi::Number::New(env, corners[k].y));
+    arr.Set(k, p);
+  }
+  return arr;
+}
+
+Napi::Object traceToJs(Napi::Env env, const dc::DetectorTrace& t) {
+  Napi::Object o = Napi::Object::New(env);
+  Napi::Array passes = Napi::Array::New(env, t.passes.size());
+  for (size_t i = 0; i < t.passes.size(); ++i) {
+    const dc::TracePass& p = t.passes[i];
+    Napi::Object po = Napi::Object::New(env);
+    po.Set("via", Napi::String::New(env, p.via));
+    po.Set("dark", Napi::Boolean::New(env, p.dark));
+    Napi::Object region = Napi::Object::New(env);
+    region.Set("x0", p.x0); region.Set("y0", p.y0); region.Set("x1", p.x1); region.Set("y1", p.y1);
+    po.Set("region", region);
+    po.Set("scale", Napi::Number::New(env, p.scale));
+    po.Set("dots", traceDotsToJs(env, p.dots));
+    Napi::Array clusters = Napi::Array::New(env, p.clusters.size());
+    for (size_t c = 0; c < p.clusters.size(); ++c) {
+      Napi::Int32Array idx = Napi::Int32Array::New(env, p.clusters[c].size());
+      for (size_t k = 0; k < p.clusters[c].size(); ++k) idx[k] = p.clusters[c][k];
+      clusters.Set(static_cast<uint32_t>(c), idx);
+    }
+    po.Set("clusters", clusters);
+    Napi::Array lattices = Napi::Array::New(env, p.lattices.size());
+    for (size_t l = 0; l < p.lattices.size(); ++l) {
+      const dc::TraceLattice& tl = p.lattices[l];
+      Napi::Object lo = Napi::Object::New(env);
+      lo.Set("cluster", tl.cluster);
+      lo.Set("outcome", Napi::String::New(env, tl.outcome));
+      lo.Set("dots", traceDotsToJs(env, tl.dots));
+      Napi::Int32Array rows = Napi::Int32Array::New(env, tl.row.size()), cols = Napi::Int32Array::New(env, tl.col.size());
+      for (size_t k = 0; k < tl.row.size(); ++k) {
+        rows[k] = tl.row[k];
+        cols[k] = tl.col[k];
+      }
+      lo.Set("row", rows);
+      lo.Set("col", cols);
+      lo.Set("rows", tl.rows);
+      lo.Set("cols", tl.cols);
+      lo.Set("pitch", Napi::Number::New(env, tl.pitch));
+      lattices.Set(static_cast<uint32_t>(l), lo);
+    }
+    po.Set("lattices", lattices);
+    passes.Set(static_cast<uint32_t>(i), po);
+  }
+  o.Set("passes", passes);
+  Napi::Array hyps = Napi::Array::New(env, t.hypotheses.size());
+  for (size_t i = 0; i < t.hypotheses.size(); ++i) {
+    const dc::TraceHypothesis& h = t.hypotheses[i];
+    Napi::Object ho = Napi::Object::New(env);
+    ho.Set("pass", h.pass);
+    ho.Set("lattice", h.lattice);
+    ho.Set("rows", h.rows);
+    ho.Set("cols", h.cols);
+    Napi::Float32Array v = Napi::Float32Array::New(env, h.values.size());
+    for (size_t k = 0; k < h.values.size(); ++k) v[k] = h.values[k];
+    ho.Set("values", v);
+    ho.Set("corners", cornersToJs(env, h.corners));
+    ho.Set("outcome", Napi::String::New(env, h.outcome));
+    hyps.Set(static_cast<uint32_t>(i), ho);
+  }
+  o.Set("hypotheses", hyps);
+  return o;
+}
+
+// inspectImageSync(grey, width, height[, options]) -> { results, passes, hypotheses }: the same
+// read as readImageSync with what every stage saw (dotcode inspect).
+Napi::Value InspectImageSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ImageArgs args;
+  if (!parseImageArgs(info, args)) return env.Null();
+  try {
+    dc::DetectorTrace trace;
+    args.options.trace = &trace;
+    const std::vector<dc::ReadResult> results = dc::readDotCodes(args.image, args.options);
+    Napi::Object o = traceToJs(env, trace);
+    o.Set("results", readResultsToJs(env, results));
+    return o;
+  } catch (const std::exception& e) {
+    Napi::Error::New(env, std::string("decode_error:native:") + e.what()).ThrowAsJavaScriptException();
+    return env.Null();
+  }
+}
+
 // Runs the detector on the libuv pool; keeps a reference to the pixel buffer while it works.
 class ReadImageWorker : public Napi::AsyncWorker {
  public:
@@ -219,6 +322,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("decodeGrid", Napi::Function::New(env, DecodeGrid));
   exports.Set("readImageSync", Napi::Function::New(env, ReadImageSync));
   exports.Set("readImage", Napi::Function::New(env, ReadImage));
+  exports.Set("inspectImageSync", Napi::Function::New(env, InspectImageSync));
   return exports;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/grey_image.h"
+#include "detector/detector_trace.h"
 #include "dotcode/dotcode_symbol.h"
 
 namespace dc {
@@ -14,6 +15,7 @@ struct ReadOptions {
   bool tryHarder = true;        // run the slower passes when the fast one finds nothing
   int maxSymbols = 8;           // stop after this many symbols
   double timeBudgetMs = 250;    // hard bound on detector work per image
+  DetectorTrace* trace = nullptr;  // when set, filled with what every stage saw (inspect)
 };
 
 struct ReadResult {

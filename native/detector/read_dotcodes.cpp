@@ -209,9 +209,47 @@ struct Candidate {
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
+// Records what a pass saw into the trace (caller's image coordinates); returns the pass record.
+TracePass* tracePass(DetectorTrace* trace, const GreyImage& img, const Pass& pass, const Frame& frame,
+                     const std::vector<Blob>& blobs) {
+  if (!trace) return nullptr;
+  trace->passes.emplace_back();
+  TracePass& tp = trace->passes.back();
+  tp.via = pass.via;
+  tp.dark = pass.dark;
+  tp.scale = frame.scale;
+  tp.x0 = static_cast<int>(frame.ox);
+  tp.y0 = static_cast<int>(frame.oy);
+  tp.x1 = static_cast<int>(frame.ox + img.width / frame.scale);
+  tp.y1 = static_cast<int>(frame.oy + img.height / frame.scale);
+  const size_t n = std::min(blobs.size(), DetectorTrace::kMaxTraceDots);
+  tp.dots.reserve(n);
+  for (size_t k = 0; k < n; ++k)
+    tp.dots.push_back({blobs[k].x / frame.scale + frame.ox, blobs[k].y / frame.scale + frame.oy, blobs[k].d / frame.scale});
+  return &tp;
+}
+
+void traceLattice(TracePass* tp, int cluster, const std::vector<Blob>& blobs, const LatticeFit& fit, const Frame& frame,
+                  const char* outcome) {
+  if (!tp) return;
+  tp->lattices.emplace_back();
+  TraceLattice& tl = tp->lattices.back();
+  tl.cluster = cluster;
+  tl.outcome = outcome;
+  for (const LatticeDot& d : fit.dots) {
+    const Blob& b = blobs[d.blob];
+    tl.dots.push_back({b.x / frame.scale + frame.ox, b.y / frame.scale + frame.oy, b.d / frame.scale});
+    tl.row.push_back(d.row);
+    tl.col.push_back(d.col);
+  }
+  tl.rows = fit.dots.empty() ? 0 : fit.rowMax - fit.rowMin + 1;
+  tl.cols = fit.dots.empty() ? 0 : fit.colMax - fit.colMin + 1;
+  tl.pitch = fit.pitch / frame.scale;
+}
+
 template <class F>
-void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::time_point deadline, PassStats& stats,
-             F&& onCandidate) {
+void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, DetectorTrace* trace, bool reuseStats,
+             Clock::time_point deadline, PassStats& stats, F&& onCandidate) {
   Workspace& ws = workspace();
   LocateParams lp;
   lp.reuseStats = reuseStats;
@@ -224,6 +262,7 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
   auto msSince = [&] { return cpuNow() - tp0; };
 #endif
   locateDots(img, lp, ws.locate, ws.blobs);
+  TracePass* tp = tracePass(trace, img, pass, frame, ws.blobs);
   PPROF("pass %s dark=%d alpha=%.2f: %zu blobs, locate %.2f ms\n", pass.via, pass.dark, pass.alpha, ws.blobs.size(), msSince());
   stats.rejectedShapes = ws.locate.rejectedShapes;
   for (const LocateWorkspace::Box& b : ws.locate.merged) {
@@ -242,6 +281,12 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
   index.build(ws.blobs, img.width, img.height, std::min(64.0f, std::max(4.0f, 3.0f * ds[ds.size() / 2])));
   std::vector<std::vector<int>> clusters;
   groupDots(ws.blobs, index, 15, clusters);
+  if (tp)
+    for (const auto& cl : clusters) {
+      tp->clusters.emplace_back();
+      for (int k : cl)
+        if (static_cast<size_t>(k) < tp->dots.size()) tp->clusters.back().push_back(k);
+    }
   PPROF("   %zu clusters (largest %zu), grouped at %.2f ms\n", clusters.size(), clusters.empty() ? 0 : clusters[0].size(), msSince());
   std::vector<uint8_t> used(ws.blobs.size(), 0);
   int tried = 0;
@@ -276,8 +321,17 @@ void runPass(const GreyImage& img, const Pass& pass, bool reuseStats, Clock::tim
         ++stats.clusters;
       }
     }
-    if (!ok) continue;
-    if (!cand.mapper.fit(ws.blobs, cand.fit)) continue;
+    const int clusterIndex = static_cast<int>(&cluster - clusters.data());
+    if (!ok) {
+      traceLattice(tp, clusterIndex, ws.blobs, cand.fit, frame,
+                   cand.fit.texture ? "texture" : cand.fit.basisFound ? "lattice rejected (growth or fill)" : "no lattice");
+      continue;
+    }
+    if (!cand.mapper.fit(ws.blobs, cand.fit)) {
+      traceLattice(tp, clusterIndex, ws.blobs, cand.fit, frame, "no grid map");
+      continue;
+    }
+    traceLattice(tp, clusterIndex, ws.blobs, cand.fit, frame, "sampled");
     cand.ctx.img = &img;
     cand.ctx.mapper = &cand.mapper;
     cand.ctx.dark = pass.dark;
@@ -303,7 +357,7 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
   std::vector<Rect> spill;
   auto run = [&](const GreyImage& img, const Pass& pass, const Frame& frame, PassStats& stats, bool reuse = true) {
     if (stop || Clock::now() > deadline) return;
-    runPass(img, pass, reuse, deadline, stats, [&](Candidate& cand) {
+    runPass(img, pass, frame, options.trace, reuse, deadline, stats, [&](Candidate& cand) {
       int r = onCandidate(cand, pass, frame);
       if (r > 0) found = true;
       if (r < 0) stop = true;
@@ -512,6 +566,18 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       for (int r = 0; r < e.rows; ++r)
         for (int c = 0; c < e.cols; ++c)
           grid.value[static_cast<size_t>(r) * e.cols + c] = all.at(e.rowMin - r0 + r, e.colMin - c0 + c);
+      TraceHypothesis* th = nullptr;
+      if (options.trace && options.trace->hypotheses.size() < DetectorTrace::kMaxHypotheses && !options.trace->passes.empty()) {
+        options.trace->hypotheses.emplace_back();
+        th = &options.trace->hypotheses.back();
+        th->pass = static_cast<int>(options.trace->passes.size()) - 1;
+        th->lattice = static_cast<int>(options.trace->passes.back().lattices.size()) - 1;
+        th->rows = e.rows;
+        th->cols = e.cols;
+        th->values = grid.value;
+        cornersOf(cand.mapper, e, frame, 0, th->corners);
+        th->outcome = "refused";
+      }
       std::optional<DotCodeSymbol> sym = decodeDotGrid(grid);
       if (!sym) {
         // Hard decisions: an erasure costs a check word even where its side of 0.5 was right,
@@ -526,6 +592,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
         if (soft) sym = decodeDotGrid(grid);
       }
       if (!sym) continue;
+      if (th) th->outcome = "decoded";
       ReadResult r;
       r.symbol = std::move(*sym);
       r.via = pass.via;
