@@ -73,6 +73,23 @@ struct LocateWorkspace {
 // Returns false when a work cap was hit (the blobs are then incomplete but still usable).
 bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws, std::vector<Blob>& out);
 
+// Dots as local maxima of a centre-surround response (small dots that touch, faint dots).
+struct PeakParams {
+  bool dark = true;
+  int surround = 3;        // box radius of the local mean
+  float minContrast = 4;   // grey levels a dot must stand out of its surround
+  float noiseK = 4;        // ... and this many times the image's median absolute response
+  int maxPeaks = 60000;
+  float supportRadius = 12;  // mark peaks midway between two others within this radius (0: none)
+};
+struct PeakWorkspace {
+  std::vector<int32_t> a, smooth, tmp, box;
+  std::vector<int16_t> resp, sample;
+  std::vector<uint8_t> keep;  // per peak: midway between two others (the clusters' seeds)
+};
+// Returns false when the peak cap was hit.
+bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, std::vector<Blob>& out);
+
 // A uniform-cell spatial index over blob centres.
 class SpatialIndex {
  public:
@@ -132,8 +149,14 @@ struct LatticeFit {
 
 // Estimates the two diagonal lattice vectors from the cluster and grows the lattice from a seed.
 // Returns false when the cluster is not a plausible dot lattice.
+// minDepthShare: a grown dot's contrast must reach this share of the cluster's median (peaks,
+// which include the noise of the whole image, need a stricter share than thresholded blobs).
 bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
-                std::vector<uint8_t>& used, LatticeFit& fit);
+                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare = 0.35f);
+
+// Keeps the densest band of rows and of columns (a lattice grown from a symbol into the text
+// printed beside it picks up sparse rows of stroke ends); false when too little is left.
+bool trimToDenseBand(LatticeFit& fit);
 
 // Maps grid positions (row, col) to image points: a homography fitted to the lattice dots, plus
 // a locally interpolated residual so mild curvature (cylinders) is followed.

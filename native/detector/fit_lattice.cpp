@@ -219,7 +219,7 @@ struct Grown {
 }  // namespace
 
 bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
-                std::vector<uint8_t>& used, LatticeFit& fit) {
+                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare) {
   fit = LatticeFit{};
   if (cluster.size() < 12) return false;
   // The typical dot size is the area-weighted median: specks of noise that chained into the
@@ -257,7 +257,7 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
   if (core.size() < 12) return false;
   std::nth_element(deps.begin(), deps.begin() + deps.size() / 2, deps.end());
   // printed dots of one symbol have alike contrast; faint fragments (label edges, texture) do not
-  const float depthMin = 0.35f * deps[deps.size() / 2];
+  const float depthMin = minDepthShare * deps[deps.size() / 2];
   Basis global;
   if (!estimateBasis(blobs, index, core, dmed, global)) return false;
   const float maxFull = kMaxFullFraction;
@@ -418,6 +418,76 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
   // and a scatter of unrelated blobs hardly at all.
   if (fill > 0.93f || fill < 0.18f) return false;
   return true;
+}
+
+}  // namespace det
+}  // namespace dc
+
+namespace dc {
+namespace det {
+
+namespace {
+
+// The contiguous run [lo, hi] of counts (index 0 = first row or column) whose sum of
+// (count - threshold) is largest (maximum subarray).
+void densestBand(const std::vector<int>& counts, float threshold, int& lo, int& hi) {
+  float best = -1e30f, cur = 0;
+  int start = 0;
+  lo = 0;
+  hi = static_cast<int>(counts.size()) - 1;
+  for (int i = 0; i < static_cast<int>(counts.size()); ++i) {
+    if (cur <= 0) {
+      cur = 0;
+      start = i;
+    }
+    cur += counts[i] - threshold;
+    if (cur > best) {
+      best = cur;
+      lo = start;
+      hi = i;
+    }
+  }
+}
+
+float topHalfMean(std::vector<int> counts) {
+  std::sort(counts.begin(), counts.end(), std::greater<int>());
+  const size_t n = std::max<size_t>(1, counts.size() / 2);
+  float s = 0;
+  for (size_t i = 0; i < n && i < counts.size(); ++i) s += counts[i];
+  return s / n;
+}
+
+}  // namespace
+
+bool trimToDenseBand(LatticeFit& fit) {
+  if (fit.dots.empty()) return false;
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool rows = pass == 0;
+    const int base = rows ? fit.rowMin : fit.colMin, n = (rows ? fit.rowMax - fit.rowMin : fit.colMax - fit.colMin) + 1;
+    std::vector<int> counts(n, 0);
+    for (const LatticeDot& d : fit.dots) ++counts[(rows ? d.row : d.col) - base];
+    int lo, hi;
+    densestBand(counts, 0.35f * topHalfMean(counts), lo, hi);
+    if (lo == 0 && hi == n - 1) continue;
+    std::vector<LatticeDot> kept;
+    for (const LatticeDot& d : fit.dots) {
+      const int k = (rows ? d.row : d.col) - base;
+      if (k >= lo && k <= hi) kept.push_back(d);
+    }
+    fit.dots.swap(kept);
+    if (fit.dots.size() < 15) return false;
+    fit.rowMin = fit.colMin = 1 << 30;
+    fit.rowMax = fit.colMax = -(1 << 30);
+    for (const LatticeDot& d : fit.dots) {
+      fit.rowMin = std::min(fit.rowMin, d.row);
+      fit.rowMax = std::max(fit.rowMax, d.row);
+      fit.colMin = std::min(fit.colMin, d.col);
+      fit.colMax = std::max(fit.colMax, d.col);
+    }
+  }
+  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
+  const float fill = static_cast<float>(fit.dots.size()) / (0.5f * H * W);
+  return H >= 4 && W >= 4 && fill >= 0.18f && fill <= 0.93f;
 }
 
 }  // namespace det

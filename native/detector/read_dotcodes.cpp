@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 
 #include "detector/detector_internal.h"
 #include "detector/dotcode_reader.h"
@@ -29,6 +30,7 @@ struct Pass {
   bool dark;
   float alpha;
   int minContrast;
+  bool peaks = false;  // candidates are response maxima (locate_peaks.cpp), not thresholded blobs
 };
 
 // fast: the common case, dark dots. inverted: light dots on dark (laser-etched, reversed print);
@@ -48,9 +50,14 @@ const Pass kScaled = {"dotcode:scaled", true, 0.3f, 16};
 // levels the contrast; the adaptive threshold runs on it (the fast one finds thousands of noise
 // blobs in a high-pass image).
 const Pass kSharpenedAdaptive = {"dotcode:sharpened", true, 0.5f, 12};
+// peaks: small dots (2-4 px per module) that touch their neighbours or stand only a few grey
+// levels out of their ground (tobacco packs: light dots on a small dark panel under cellophane).
+const Pass kPeaksLight = {"dotcode:peaks", false, 0, 4, true};
+const Pass kPeaksDark = {"dotcode:peaks", true, 0, 4, true};
 
 struct Workspace {
   LocateWorkspace locate;
+  PeakWorkspace peaks;
   std::vector<Blob> blobs;
   std::vector<uint8_t> scaled;
   std::vector<uint32_t> integral;
@@ -261,7 +268,16 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
   const double tp0 = cpuNow();
   auto msSince = [&] { return cpuNow() - tp0; };
 #endif
-  locateDots(img, lp, ws.locate, ws.blobs);
+  if (pass.peaks) {
+    PeakParams pp;
+    pp.dark = pass.dark;
+    pp.minContrast = static_cast<float>(pass.minContrast);
+    locatePeaks(img, pp, ws.peaks, ws.blobs);
+    ws.locate.rejectedShapes = 0;
+    ws.locate.merged.clear();
+  } else {
+    locateDots(img, lp, ws.locate, ws.blobs);
+  }
   TracePass* tp = tracePass(trace, img, pass, frame, ws.blobs);
   PPROF("pass %s dark=%d alpha=%.2f: %zu blobs, locate %.2f ms\n", pass.via, pass.dark, pass.alpha, ws.blobs.size(), msSince());
   stats.rejectedShapes = ws.locate.rejectedShapes;
@@ -280,7 +296,24 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
   SpatialIndex index;
   index.build(ws.blobs, img.width, img.height, std::min(64.0f, std::max(4.0f, 3.0f * ds[ds.size() / 2])));
   std::vector<std::vector<int>> clusters;
-  groupDots(ws.blobs, index, 15, clusters);
+  if (pass.peaks) {
+    // Peaks: clusters from the lattice-supported peaks only (noise peaks would chain everything
+    // together); the lattice still grows over every peak.
+    std::vector<Blob> seeds;
+    std::vector<int> seedOf;
+    for (size_t k = 0; k < ws.blobs.size(); ++k)
+      if (ws.peaks.keep[k]) {
+        seeds.push_back(ws.blobs[k]);
+        seedOf.push_back(static_cast<int>(k));
+      }
+    SpatialIndex seedIndex;
+    seedIndex.build(seeds, img.width, img.height, std::min(64.0f, std::max(4.0f, 3.0f * ds[ds.size() / 2])));
+    groupDots(seeds, seedIndex, 15, clusters);
+    for (auto& cl : clusters)
+      for (int& k : cl) k = seedOf[k];
+  } else {
+    groupDots(ws.blobs, index, 15, clusters);
+  }
   if (tp)
     for (const auto& cl : clusters) {
       tp->clusters.emplace_back();
@@ -297,7 +330,10 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     for (int k : cluster) fresh += used[k] ? 0 : 1;
     if (fresh < 15) continue;
     Candidate cand;
-    const bool ok = fitLattice(ws.blobs, index, cluster, used, cand.fit);
+    bool ok = fitLattice(ws.blobs, index, cluster, used, cand.fit, pass.peaks ? 0.5f : 0.35f);
+    // peaks: the growth also reaches stroke ends of the text beside the symbol (the fit's own
+    // fill test then fails on the too-large extent, or passes with sparse extra rows): trim first
+    if (pass.peaks && cand.fit.basisFound && !cand.fit.texture && !cand.fit.dots.empty()) ok = trimToDenseBand(cand.fit);
     PPROF("   cluster %zu: basis %d ok %d dots %zu full %.2f at %.2f ms\n", cluster.size(), cand.fit.basisFound, ok, cand.fit.dots.size(), cand.fit.fullFraction, msSince());
     {
       float dsum = 0;
@@ -472,6 +508,12 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
     run(hp, kSharpenedAdaptive, f, unused, false);
   }
   if (found) return;
+  if (getenv("DC_PEAKS")) {
+    run(image, kPeaksLight, identity, unused, false);
+    if (found) return;
+    run(image, kPeaksDark, identity, unused, false);
+    if (found) return;
+  }
   // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
   int crops = 0;
   for (const Rect& r0 : dark.tiny) {
