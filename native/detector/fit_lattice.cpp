@@ -9,8 +9,10 @@
 #include <unordered_map>
 
 #include "detector/detector_internal.h"
-#ifdef DC_DEBUG
+#if defined(DC_DEBUG) || defined(DC_PROF)
 #include <cstdio>
+#endif
+#ifdef DC_DEBUG
 #define DBG(...) fprintf(stderr, __VA_ARGS__)
 #else
 #define DBG(...)
@@ -461,13 +463,18 @@ float topHalfMean(std::vector<int> counts) {
 
 bool trimToDenseBand(LatticeFit& fit) {
   if (fit.dots.empty()) return false;
-  for (int pass = 0; pass < 2; ++pass) {
-    const bool rows = pass == 0;
+  for (int pass = 0; pass < 4; ++pass) {
+    const bool rows = (pass & 1) == 0;
     const int base = rows ? fit.rowMin : fit.colMin, n = (rows ? fit.rowMax - fit.rowMin : fit.colMax - fit.colMin) + 1;
     std::vector<int> counts(n, 0);
     for (const LatticeDot& d : fit.dots) ++counts[(rows ? d.row : d.col) - base];
     int lo, hi;
-    densestBand(counts, 0.35f * topHalfMean(counts), lo, hi);
+    densestBand(counts, 0.5f * topHalfMean(counts), lo, hi);
+#ifdef DC_PROF
+    fprintf(stderr, "     trim %s:", rows ? "rows" : "cols");
+    for (int c : counts) fprintf(stderr, " %d", c);
+    fprintf(stderr, " thr %.2f -> [%d, %d]\n", 0.5f * topHalfMean(counts), lo, hi);
+#endif
     if (lo == 0 && hi == n - 1) continue;
     std::vector<LatticeDot> kept;
     for (const LatticeDot& d : fit.dots) {

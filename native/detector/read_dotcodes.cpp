@@ -209,6 +209,37 @@ void extentHypotheses(const LatticeFit& f, std::vector<Extent>& out) {
   }
 }
 
+// Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
+constexpr int kReach = 24;
+
+// Where the symbol may end along its long axis beyond the lattice's dots (glare, blur or a crease
+// can stop the lattice's growth short of the symbol's end): every grid line up to kReach beyond
+// the lattice that holds a clear dot (sampled value >= 0.7) followed by one without, at most
+// kMaxEnds per side, nearest first. `all` is sampled from (r0, c0).
+constexpr int kMaxEnds = 4;
+void candidateEnds(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int dir,
+                   std::vector<int>& ends) {
+  ends.clear();
+  auto lineHasDot = [&](int k) {
+    const int from = alongCols ? f.rowMin : f.colMin, to = alongCols ? f.rowMax : f.colMax;
+    for (int t = from; t <= to; ++t) {
+      const int r = alongCols ? t : k, c = alongCols ? k : t;
+      if (((r + c) & 1) != parity) continue;
+      const int ar = r - r0, ac = c - c0;
+      if (ar < 0 || ac < 0 || ar >= all.rows || ac >= all.cols) return false;
+      if (all.at(ar, ac) >= 0.7f) return true;
+    }
+    return false;
+  };
+  const int edge = alongCols ? (dir < 0 ? f.colMin : f.colMax) : (dir < 0 ? f.rowMin : f.rowMax);
+  bool prev = lineHasDot(edge + dir);
+  for (int k = edge + dir; std::abs(k - edge) <= kReach - 1 && static_cast<int>(ends.size()) < kMaxEnds; k += dir) {
+    const bool next = lineHasDot(k + dir);
+    if (prev && !next) ends.push_back(k);
+    prev = next;
+  }
+}
+
 struct Candidate {
   LatticeFit fit;
   GridMapper mapper;
@@ -216,6 +247,12 @@ struct Candidate {
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
+// A rectangle of a pass image in the caller's image (regions are kept in image coordinates).
+Rect toImage(const Frame& f, const Rect& r) {
+  return {static_cast<int>(r.x0 / f.scale + f.ox), static_cast<int>(r.y0 / f.scale + f.oy),
+          static_cast<int>(std::ceil(r.x1 / f.scale + f.ox)), static_cast<int>(std::ceil(r.y1 / f.scale + f.oy))};
+}
+
 // Records what a pass saw into the trace (caller's image coordinates); returns the pass record.
 TracePass* tracePass(DetectorTrace* trace, const GreyImage& img, const Pass& pass, const Frame& frame,
                      const std::vector<Blob>& blobs) {
@@ -282,8 +319,8 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
   PPROF("pass %s dark=%d alpha=%.2f: %zu blobs, locate %.2f ms\n", pass.via, pass.dark, pass.alpha, ws.blobs.size(), msSince());
   stats.rejectedShapes = ws.locate.rejectedShapes;
   for (const LocateWorkspace::Box& b : ws.locate.merged) {
-    stats.focus.push_back({b.x0, b.y0, b.x1, b.y1});
-    stats.merged.push_back({b.x0, b.y0, b.x1, b.y1});
+    stats.focus.push_back(toImage(frame, {b.x0, b.y0, b.x1, b.y1}));
+    stats.merged.push_back(toImage(frame, {b.x0, b.y0, b.x1, b.y1}));
   }
   stats.medianD = 0;
   stats.clusters = 0;
@@ -306,9 +343,26 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
         seeds.push_back(ws.blobs[k]);
         seedOf.push_back(static_cast<int>(k));
       }
+    // A peak's size says little (blur and the smoothing set it); the seeds' spacing sets the link
+    // radius instead: groupDots links within about 3.2 diameters, so a "diameter" of 0.7 nearest
+    // neighbour distances links across one empty lattice position.
     SpatialIndex seedIndex;
     seedIndex.build(seeds, img.width, img.height, std::min(64.0f, std::max(4.0f, 3.0f * ds[ds.size() / 2])));
+    std::vector<float> nn;
+    for (const Blob& b : seeds) {
+      float best = 1e9f;
+      seedIndex.forEachNear(b.x, b.y, 24.0f, [&](int j) {
+        const float dx = seeds[j].x - b.x, dy = seeds[j].y - b.y, d2 = dx * dx + dy * dy;
+        if (d2 > 0.25f && d2 < best) best = d2;
+      });
+      if (best < 1e9f) nn.push_back(std::sqrt(best));
+    }
+    if (!nn.empty()) {
+      std::nth_element(nn.begin(), nn.begin() + nn.size() / 2, nn.end());
+      for (Blob& b : seeds) b.d = 0.7f * nn[nn.size() / 2];
+    }
     groupDots(seeds, seedIndex, 15, clusters);
+    PPROF("   %zu supported peaks\n", seeds.size());
     for (auto& cl : clusters)
       for (int& k : cl) k = seedOf[k];
   } else {
@@ -348,12 +402,12 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
       }
       if (cand.fit.basisFound) {
         stats.lattice = true;
-        if (dsum / cluster.size() < 3.0f) stats.tiny.push_back(r);
+        if (dsum / cluster.size() < 3.0f) stats.tiny.push_back(toImage(frame, r));
       }
       // Every cluster but a texture may be part of a symbol the harder passes can read (a few
       // dots left over from a symbol whose other dots merged give no lattice yet).
       if (!cand.fit.texture) {
-        stats.focus.push_back(r);
+        stats.focus.push_back(toImage(frame, r));
         ++stats.clusters;
       }
     }
@@ -508,11 +562,18 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
     run(hp, kSharpenedAdaptive, f, unused, false);
   }
   if (found) return;
-  if (getenv("DC_PEAKS")) {
-    run(image, kPeaksLight, identity, unused, false);
-    if (found) return;
-    run(image, kPeaksDark, identity, unused, false);
-    if (found) return;
+  // Small dots that touch or barely stand out (tobacco packs): response maxima, in the regions
+  // where either polarity's fast pass saw dots or clusters.
+  {
+    std::vector<Rect> seen = dark.focus, regions;
+    seen.insert(seen.end(), light.focus.begin(), light.focus.end());
+    focusRegions(seen, image.width, image.height, regions);
+    for (const Pass* pass : {&kPeaksLight, &kPeaksDark})
+      for (const Rect& r : regions) {
+        if (found || stop) return;
+        GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
+        run(crop, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
+      }
   }
   // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
   int crops = 0;
@@ -595,11 +656,36 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   DotGrid grid;
   runAllPasses(image, options, deadline, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     extentHypotheses(cand.fit, hyps);
-    // Sample once over the widest extent; each hypothesis is a window of it (a position's value
-    // does not depend on the window).
-    const int r0 = cand.fit.rowMin - 1, c0 = cand.fit.colMin - 1;
-    const int nr = cand.fit.rowMax - cand.fit.rowMin + 3, nc = cand.fit.colMax - cand.fit.colMin + 3;
+    // Sample once over the widest extent, with kReach positions beyond the dots on every side
+    // (where the symbol may go on); each hypothesis is a window of it (a position's value does
+    // not depend on the window).
+    const int r0 = cand.fit.rowMin - 1 - kReach, c0 = cand.fit.colMin - 1 - kReach;
+    const int nr = cand.fit.rowMax - cand.fit.rowMin + 3 + 2 * kReach, nc = cand.fit.colMax - cand.fit.colMin + 3 + 2 * kReach;
     const DotGrid all = sampleGrid(cand.ctx, cand.fit, r0, nr, c0, nc);
+    {
+      // A short wide symbol whose lattice stopped short along its long axis: the extents that
+      // end where the sampled grid's dots end, after the lattice's own hypotheses.
+      const LatticeFit& f = cand.fit;
+      const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+      const bool alongCols = W >= H;
+      if (std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W)) {
+        std::vector<int> lo, hi;
+        candidateEnds(all, r0, c0, cand.ctx.parity, f, alongCols, -1, lo);
+        candidateEnds(all, r0, c0, cand.ctx.parity, f, alongCols, 1, hi);
+        lo.insert(lo.begin(), alongCols ? f.colMin : f.rowMin);
+        hi.insert(hi.begin(), alongCols ? f.colMax : f.rowMax);
+        std::vector<Extent> more;
+        for (int a : lo)
+          for (int b : hi) {
+            if (a == lo[0] && b == hi[0]) continue;  // the lattice's own box: tried above
+            LatticeFit box = f;
+            (alongCols ? box.colMin : box.rowMin) = a;
+            (alongCols ? box.colMax : box.rowMax) = b;
+            extentHypotheses(box, more);
+            hyps.insert(hyps.end(), more.begin(), more.end());
+          }
+      }
+    }
     for (const Extent& e : hyps) {
       if (Clock::now() > deadline) return -1;
       grid.rows = e.rows;
