@@ -83,8 +83,9 @@ struct PeakParams {
   float supportRadius = 12;  // mark peaks midway between two others within this radius (0: none)
 };
 struct PeakWorkspace {
-  std::vector<int32_t> a, smooth, tmp, box;
-  std::vector<int16_t> resp, sample;
+  std::vector<int32_t> a, smooth, tmp, box, colAcc;
+  std::vector<float> invCount, rowInv;
+  std::vector<int16_t> resp;
   std::vector<uint8_t> keep;  // per peak: midway between two others (the clusters' seeds)
 };
 // Returns false when the peak cap was hit.

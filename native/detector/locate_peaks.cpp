@@ -16,37 +16,10 @@ namespace det {
 
 namespace {
 
-// Separable box sum of radius r over a W x H plane of int32 (edges clamped by shrinking the window;
-// the count plane says how many pixels each sum holds).
-void boxSums(const std::vector<int32_t>& in, std::vector<int32_t>& tmp, std::vector<int32_t>& out, int W, int H, int r) {
-  tmp.resize(in.size());
-  out.resize(in.size());
-  for (int y = 0; y < H; ++y) {
-    const int32_t* row = &in[static_cast<size_t>(y) * W];
-    int32_t* t = &tmp[static_cast<size_t>(y) * W];
-    int32_t acc = 0;
-    for (int x = 0; x <= std::min(r, W - 1); ++x) acc += row[x];
-    for (int x = 0; x < W; ++x) {
-      t[x] = acc;
-      const int add = x + r + 1, sub = x - r;
-      if (add < W) acc += row[add];
-      if (sub >= 0) acc -= row[sub];
-    }
-  }
-  for (int x = 0; x < W; ++x) {
-    int32_t acc = 0;
-    for (int y = 0; y <= std::min(r, H - 1); ++y) acc += tmp[static_cast<size_t>(y) * W + x];
-    for (int y = 0; y < H; ++y) {
-      out[static_cast<size_t>(y) * W + x] = acc;
-      const int add = y + r + 1, sub = y - r;
-      if (add < H) acc += tmp[static_cast<size_t>(add) * W + x];
-      if (sub >= 0) acc -= tmp[static_cast<size_t>(sub) * W + x];
-    }
-  }
-}
-
 // tr^2/det of the Hessian for eigenvalues in ratio r is (r+1)^2/r; r = 4 here.
 constexpr float kRidgeLimit = 25.0f / 4.0f;
+
+constexpr int kHistBins = 16 * 256;
 
 inline int windowCount(int i, int n, int r) { return std::min(n - 1, i + r) - std::max(0, i - r) + 1; }
 
@@ -87,54 +60,91 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
   const int W = img.width, H = img.height;
   if (W < 5 || H < 5) return true;
   const size_t N = static_cast<size_t>(W) * H;
-  // Smoothed image (binomial 3x3, x16) and the local mean over the surround box (x16).
-  ws.a.resize(N);
+  // Smoothed image (binomial 3x3, x16): a horizontal pass (x4) then a vertical one.
+  ws.tmp.resize(N);
   for (int y = 0; y < H; ++y) {
     const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
-    int32_t* o = &ws.a[static_cast<size_t>(y) * W];
-    for (int x = 0; x < W; ++x) o[x] = row[x];
+    int32_t* t = &ws.tmp[static_cast<size_t>(y) * W];
+    t[0] = 3 * row[0] + row[1];
+    for (int x = 1; x < W - 1; ++x) t[x] = row[x - 1] + 2 * row[x] + row[x + 1];
+    t[W - 1] = row[W - 2] + 3 * row[W - 1];
   }
   ws.smooth.resize(N);
   for (int y = 0; y < H; ++y) {
-    const int y0 = std::max(0, y - 1), y1 = std::min(H - 1, y + 1);
-    const int32_t* r0 = &ws.a[static_cast<size_t>(y0) * W];
-    const int32_t* r1 = &ws.a[static_cast<size_t>(y) * W];
-    const int32_t* r2 = &ws.a[static_cast<size_t>(y1) * W];
+    const int32_t* a = &ws.tmp[static_cast<size_t>(std::max(0, y - 1)) * W];
+    const int32_t* b = &ws.tmp[static_cast<size_t>(y) * W];
+    const int32_t* c = &ws.tmp[static_cast<size_t>(std::min(H - 1, y + 1)) * W];
     int32_t* o = &ws.smooth[static_cast<size_t>(y) * W];
+    for (int x = 0; x < W; ++x) o[x] = a[x] + 2 * b[x] + c[x];
+  }
+  // Local mean over the surround box: running sums along rows, then down columns.
+  const int R = p.surround;
+  ws.a.resize(N);
+  for (int y = 0; y < H; ++y) {
+    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
+    int32_t* t = &ws.a[static_cast<size_t>(y) * W];
+    int32_t acc = 0;
+    for (int x = 0; x <= std::min(R, W - 1); ++x) acc += row[x];
     for (int x = 0; x < W; ++x) {
-      const int x0 = std::max(0, x - 1), x2 = std::min(W - 1, x + 1);
-      const int32_t c0 = r0[x0] + 2 * r1[x0] + r2[x0];
-      const int32_t c1 = r0[x] + 2 * r1[x] + r2[x];
-      const int32_t c2 = r0[x2] + 2 * r1[x2] + r2[x2];
-      o[x] = c0 + 2 * c1 + c2;
+      t[x] = acc;
+      if (x + R + 1 < W) acc += row[x + R + 1];
+      if (x - R >= 0) acc -= row[x - R];
     }
   }
-  const int R = p.surround;
-  boxSums(ws.a, ws.tmp, ws.box, W, H, R);
+  ws.box.assign(N, 0);
+  {
+    std::vector<int32_t>& acc = ws.colAcc;
+    acc.assign(W, 0);
+    for (int y = 0; y <= std::min(R, H - 1); ++y) {
+      const int32_t* t = &ws.a[static_cast<size_t>(y) * W];
+      for (int x = 0; x < W; ++x) acc[x] += t[x];
+    }
+    for (int y = 0; y < H; ++y) {
+      int32_t* o = &ws.box[static_cast<size_t>(y) * W];
+      for (int x = 0; x < W; ++x) o[x] = acc[x];
+      if (y + R + 1 < H) {
+        const int32_t* t = &ws.a[static_cast<size_t>(y + R + 1) * W];
+        for (int x = 0; x < W; ++x) acc[x] += t[x];
+      }
+      if (y - R >= 0) {
+        const int32_t* t = &ws.a[static_cast<size_t>(y - R) * W];
+        for (int x = 0; x < W; ++x) acc[x] -= t[x];
+      }
+    }
+  }
   // Response: how far the smoothed pixel stands out of its surround, in the dots' polarity (x16).
   ws.resp.resize(N);
+  ws.invCount.resize(W);
   const int sign = p.dark ? -1 : 1;
+  int32_t hist[kHistBins] = {0};
+  for (int x = 0; x < W; ++x) ws.invCount[x] = 16.0f / static_cast<float>(windowCount(x, W, R));
+  ws.rowInv.resize(W);
   for (int y = 0; y < H; ++y) {
-    const int cy = windowCount(y, H, R);
-    const int32_t* s = &ws.smooth[static_cast<size_t>(y) * W];
+    const float invY = 1.0f / static_cast<float>(windowCount(y, H, R));
+    for (int x = 0; x < W; ++x) ws.rowInv[x] = invY * ws.invCount[x];
+    const int32_t* sm = &ws.smooth[static_cast<size_t>(y) * W];
     const int32_t* b = &ws.box[static_cast<size_t>(y) * W];
     int16_t* o = &ws.resp[static_cast<size_t>(y) * W];
     for (int x = 0; x < W; ++x) {
-      const int cnt = cy * windowCount(x, W, R);
-      const int32_t mean16 = (b[x] * 16 + cnt / 2) / cnt;
-      const int32_t v = sign * (s[x] - mean16);
-      o[x] = static_cast<int16_t>(std::max(-32767, std::min(32767, v)));
+      const int32_t v = sign * (sm[x] - static_cast<int32_t>(static_cast<float>(b[x]) * ws.rowInv[x] + 0.5f));
+      o[x] = static_cast<int16_t>(v);  // |v| <= 16 * 255
     }
+    if (y % 3 == 2)
+      for (int x = 2; x < W - 2; x += 3) ++hist[std::min(kHistBins - 1, std::abs(static_cast<int>(o[x])))];
   }
-  // Noise floor: the spread of the response over the image (most pixels are not dots).
-  std::vector<int16_t>& sample = ws.sample;
-  sample.clear();
-  for (int y = 2; y < H - 2; y += 3)
-    for (int x = 2; x < W - 2; x += 3) sample.push_back(static_cast<int16_t>(std::abs(ws.resp[static_cast<size_t>(y) * W + x])));
+  // Noise floor: the median absolute response (most pixels are not dots).
   int32_t noise = 0;
-  if (!sample.empty()) {
-    std::nth_element(sample.begin(), sample.begin() + sample.size() / 2, sample.end());
-    noise = sample[sample.size() / 2];
+  {
+    int64_t total = 0;
+    for (int i = 0; i < kHistBins; ++i) total += hist[i];
+    int64_t acc = 0;
+    for (int i = 0; i < kHistBins; ++i) {
+      acc += hist[i];
+      if (2 * acc >= total) {
+        noise = i;
+        break;
+      }
+    }
   }
   const int32_t thr = std::max<int32_t>(static_cast<int32_t>(p.minContrast * 16), static_cast<int32_t>(p.noiseK * noise));
   // Local maxima above the floor, one candidate each.

@@ -62,6 +62,7 @@ struct Workspace {
   std::vector<uint8_t> scaled;
   std::vector<uint32_t> integral;
   std::vector<uint8_t> sharpened;
+  std::vector<uint8_t> half;
 };
 
 Workspace& workspace() {
@@ -86,6 +87,22 @@ void upsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
       float v = (in.at(x0, y0) * (1 - fx) + in.at(x1, y0) * fx) * (1 - fy) + (in.at(x0, y1) * (1 - fx) + in.at(x1, y1) * fx) * fy;
       buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(v + 0.5f);
     }
+  }
+  out.data = buf.data();
+  out.width = W;
+  out.height = H;
+  out.stride = W;
+}
+
+// 2x2 box downsampling (odd last row/column dropped).
+void downsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
+  const int W = in.width / 2, H = in.height / 2;
+  buf.resize(static_cast<size_t>(W) * H);
+  for (int y = 0; y < H; ++y) {
+    const uint8_t* a = in.data + static_cast<size_t>(2 * y) * in.stride;
+    const uint8_t* b = a + in.stride;
+    uint8_t* o = &buf[static_cast<size_t>(y) * W];
+    for (int x = 0; x < W; ++x) o[x] = static_cast<uint8_t>((a[2 * x] + a[2 * x + 1] + b[2 * x] + b[2 * x + 1] + 2) >> 2);
   }
   out.data = buf.data();
   out.width = W;
@@ -208,6 +225,9 @@ void extentHypotheses(const LatticeFit& f, std::vector<Extent>& out) {
     add(-1, 0, 0, 0); add(0, -1, 0, 0); add(0, 0, -1, 0); add(0, 0, 0, -1);
   }
 }
+
+// Pixels the peaks pass may read per polarity and image.
+constexpr double kPeaksPixels = 320000;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
 constexpr int kReach = 24;
@@ -565,15 +585,30 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
   // Small dots that touch or barely stand out (tobacco packs): response maxima, in the regions
   // where either polarity's fast pass saw dots or clusters.
   {
-    std::vector<Rect> seen = dark.focus, regions;
-    seen.insert(seen.end(), light.focus.begin(), light.focus.end());
-    focusRegions(seen, image.width, image.height, regions);
-    for (const Pass* pass : {&kPeaksLight, &kPeaksDark})
+    std::vector<Rect> regions;
+    for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
+      focusRegions(pass->dark ? dark.focus : light.focus, image.width, image.height, regions);
+#ifdef DC_PROF
+      for (const Rect& r : regions) PPROF("  peaks %s region %d,%d-%d,%d\n", pass->dark ? "dark" : "light", r.x0, r.y0, r.x1, r.y1);
+#endif
+      // bounded work, as for the other region passes: an empty frame must not pay a whole-frame
+      // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
+      double budget = kPeaksPixels;
       for (const Rect& r : regions) {
         if (found || stop) return;
+        const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+        if (area > budget) continue;
+        budget -= area;
         GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
         run(crop, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
+        // Dots of 4+ px have several maxima of the small centre-surround filter (their rims); at
+        // half resolution the same filter fits them (a quarter of the work).
+        if (found || stop || crop.width < 16 || crop.height < 16) continue;
+        GreyImage half;
+        downsample2(crop, workspace().half, half);
+        run(half, *pass, Frame{0.5f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
       }
+    }
   }
   // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
   int crops = 0;
