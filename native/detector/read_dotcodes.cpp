@@ -464,7 +464,7 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
   bool found = false, stop = false;
   // Lattices that did not read and reach beyond the crop they were found in (a focus region can
   // hold only part of a symbol): their image box, to be read again whole.
-  std::vector<Rect> spill;
+  std::vector<Rect> spill, spillPeaksLight, spillPeaksDark;
   auto run = [&](const GreyImage& img, const Pass& pass, const Frame& frame, PassStats& stats, bool reuse = true) {
     if (stop || Clock::now() > deadline) return;
     runPass(img, pass, frame, options.trace, reuse, deadline, stats, [&](Candidate& cand) {
@@ -472,10 +472,15 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
       if (r > 0) found = true;
       if (r < 0) stop = true;
       // (only lattices of some size: a symbol cut in two still leaves dozens of dots in each part)
-      if (r == 0 && spill.size() < 8 && cand.fit.dots.size() >= 40) {
+      if (r == 0 && spill.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) {
         const LatticeFit& f = cand.fit;
-        const float m = 2.0f;  // grid positions of margin: a lost edge row, the quiet zone
-        const float gr[2] = {f.rowMin - m, f.rowMax + m}, gc[2] = {f.colMin - m, f.colMax + m};
+        // grid positions of margin: a lost edge row, the quiet zone; a short wide lattice may
+        // be only part of its symbol along the long axis (glare, a crease), so more there
+        const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+        const bool shortWide = std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
+        const float mr = shortWide && H > W ? std::min<float>(kReach, 0.5f * H) : 2.0f;
+        const float mc = shortWide && W > H ? std::min<float>(kReach, 0.5f * W) : 2.0f;
+        const float gr[2] = {f.rowMin - mr, f.rowMax + mr}, gc[2] = {f.colMin - mc, f.colMax + mc};
         float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
         for (float rr : gr)
           for (float cc : gc) {
@@ -484,12 +489,13 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
             y0 = std::min(y0, p.y); y1 = std::max(y1, p.y);
           }
         const bool beyond = x0 < 0 || y0 < 0 || x1 > img.width || y1 > img.height;
+        PPROF("     spill? beyond %d box %.0f,%.0f-%.0f,%.0f frame %.1f,%.1f\n", beyond, x0, y0, x1, y1, frame.ox, frame.oy);
         if (beyond && frame.ox + frame.oy > 0 && (x1 - x0) * (y1 - y0) <= 400000.0f * frame.scale * frame.scale) {
           Rect b{static_cast<int>(x0 / frame.scale + frame.ox), static_cast<int>(y0 / frame.scale + frame.oy),
                  static_cast<int>(x1 / frame.scale + frame.ox) + 1, static_cast<int>(y1 / frame.scale + frame.oy) + 1};
           b.x0 = std::max(0, b.x0); b.y0 = std::max(0, b.y0);
           b.x1 = std::min(image.width, b.x1); b.y1 = std::min(image.height, b.y1);
-          if (b.x1 - b.x0 >= 8 && b.y1 - b.y0 >= 8) spill.push_back(b);
+          if (b.x1 - b.x0 >= 8 && b.y1 - b.y0 >= 8) (pass.peaks ? (pass.dark ? spillPeaksDark : spillPeaksLight) : spill).push_back(b);
         }
       }
       return r >= 0;
@@ -594,8 +600,10 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
       // bounded work, as for the other region passes: an empty frame must not pay a whole-frame
       // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
       double budget = kPeaksPixels;
-      for (const Rect& r : regions) {
+      std::vector<Rect>& spilled = pass->dark ? spillPeaksDark : spillPeaksLight;
+      for (size_t ri = 0; ri < regions.size(); ++ri) {
         if (found || stop) return;
+        const Rect r = regions[ri];
         const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
         if (area > budget) continue;
         budget -= area;
@@ -607,6 +615,23 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
         GreyImage half;
         downsample2(crop, workspace().half, half);
         run(half, *pass, Frame{0.5f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
+        // lattices cut by their region's border are read again on their whole box
+        if (ri + 1 == regions.size() && !spilled.empty() && regions.size() < 32) {
+          // (the boxes already hold their margin; overlapping ones are read once, as their union)
+          std::vector<Rect> boxes;
+          for (const Rect& b : spilled) {
+            bool merged = false;
+            for (Rect& u : boxes)
+              if (b.x0 < u.x1 && u.x0 < b.x1 && b.y0 < u.y1 && u.y0 < b.y1) {
+                u = {std::min(u.x0, b.x0), std::min(u.y0, b.y0), std::max(u.x1, b.x1), std::max(u.y1, b.y1)};
+                merged = true;
+                break;
+              }
+            if (!merged) boxes.push_back(b);
+          }
+          spilled.clear();
+          regions.insert(regions.end(), boxes.begin(), boxes.end());
+        }
       }
     }
   }
