@@ -171,7 +171,7 @@ struct Frame {
 // The regions a harder pass should read: each rectangle grown by a margin (the symbol may reach
 // beyond the dots that were seen, and local thresholds need some surroundings), overlapping ones
 // merged when that costs no more. When they cover most of the image, the image itself (one region) is cheaper.
-void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& out) {
+void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& out, bool allowWhole = true) {
   out.clear();
   for (const Rect& r0 : in) {
     const int m = std::max(24, std::max(r0.x1 - r0.x0, r0.y1 - r0.y0) / 4);
@@ -196,7 +196,7 @@ void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& 
   }
   double area = 0;
   for (const Rect& r : out) area += static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
-  if (area > 0.85 * W * H || out.size() > 24) out.assign(1, Rect{0, 0, W, H});
+  if (allowWhole && (area > 0.85 * W * H || out.size() > 24)) out.assign(1, Rect{0, 0, W, H});
 }
 
 struct Extent {
@@ -227,7 +227,7 @@ void extentHypotheses(const LatticeFit& f, std::vector<Extent>& out) {
 }
 
 // Pixels the peaks pass may read per polarity and image.
-constexpr double kPeaksPixels = 320000;
+constexpr double kPeaksPixels = 640000;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
 constexpr int kReach = 24;
@@ -593,7 +593,15 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
   {
     std::vector<Rect> regions;
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
-      focusRegions(pass->dark ? dark.focus : light.focus, image.width, image.height, regions);
+      // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
+      // the fast pass rejected as too big for a dot (the dark panel such prints sit on)
+      // (in that order: the pixel budget goes to the likelier places first)
+      focusRegions(pass->dark ? dark.focus : light.focus, image.width, image.height, regions, false);
+      if (!pass->dark) {
+        std::vector<Rect> panels;
+        focusRegions(dark.merged, image.width, image.height, panels, false);
+        regions.insert(regions.end(), panels.begin(), panels.end());
+      }
 #ifdef DC_PROF
       for (const Rect& r : regions) PPROF("  peaks %s region %d,%d-%d,%d\n", pass->dark ? "dark" : "light", r.x0, r.y0, r.x1, r.y1);
 #endif
