@@ -14,7 +14,7 @@
 // ../shared/corpus/real-dotcode per kind instead (readrate-real.ts); with --record it writes
 // their section, the real-photo test's floor. docs/readrate.md explains the categories.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -115,8 +115,8 @@ async function main(): Promise<void> {
     const st = summarize(cat, outs);
     const en = engOuts.length ? summarize(cat, engOuts) : null;
     // The mocha test's own samples, for the categories it holds to a recorded floor.
-    const subset = args.record && FLOOR_CATEGORIES.includes(cat) ? testSubsetReads(addon, cat) : undefined;
-    rows.push({ cat, addon: st, engine: en, renderMs, ceiling, subset: subset && await subset });
+    const subset = args.record && FLOOR_CATEGORIES.includes(cat) ? await testSubsetReads(addon, cat) : undefined;
+    rows.push({ cat, addon: st, engine: en, renderMs, ceiling, subset });
     const goal = GOALS[cat];
     const verdict = goal === null
       ? (st.falsePositives === 0 ? 'ok' : 'FAIL')
@@ -193,7 +193,8 @@ function record(args: Args, rows: Row[],
     'Detector time: the addon\'s readImageSync on the grey buffer. Ceiling: samples whose printed dot grid the decoding core reads (what a perfect detector could read). ' +
     'Engine columns (JPEG categories): lib/engine decodeAll on the JPEG bytes, decoding included. ' +
     `Repository at ${gitHead()}; load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (the machine is shared: times are noisy).` +
-    (kept.size ? ` Rows of ${[...kept.keys()].join(', ')}${speed.length ? '' : ' and the speed rows'}: kept from the previous record (not in this run).` : ''), '');
+    (kept.size ? ` Rows of ${[...kept.keys()].join(', ')}${speed.length ? '' : ' and the speed rows'}: kept from the previous record` +
+      ` (${previousRecord(previous)}), not in this run.` : ''), '');
   lines.push('| category | goal | read rate | misreads | false positives | median ms | p95 ms | ceiling | engine read | engine median ms | engine p95 ms |');
   lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
   const fresh = new Map<string, string>();
@@ -220,6 +221,13 @@ function record(args: Args, rows: Row[],
   writeSection('readrate', lines.join('\n'), file);
   recordFloors(args, rows);
   console.log(`recorded in ${path.relative(process.cwd(), file)}`);
+}
+
+/** "2026-11-22, `node ...`, repository at abc1234" from a section written by record(), for kept rows. */
+function previousRecord(previous: string | null): string {
+  const when = /Measured (\S+) with (`[^`]+`)/.exec(previous ?? '');
+  const repo = /Repository at (\w+)/.exec(previous ?? '');
+  return when ? `${when[1]}, ${when[2]}${repo ? `, repository at ${repo[1]}` : ''}` : 'date unknown';
 }
 
 /**
