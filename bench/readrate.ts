@@ -281,6 +281,8 @@ async function mainReal(args: Args): Promise<void> {
   for (const s of stats) {
     console.log(`${s.kind.padEnd(6)} read ${pct(s.read, s.n).padStart(6)} (${s.read}/${s.n})  misreads ${s.misreads}  errors ${s.errors}  ` +
       `grey median ${ms(s.greyMedianMs)} ms  detector median ${ms(s.detectMedianMs)} ms  p95 ${ms(s.detectP95Ms)} ms`);
+    const unread = outs.filter((o) => o.photo.kind === s.kind && !o.read).map((o) => o.photo.file);
+    if (unread.length) console.log(`       unread: ${unread.join(' ')}`);
   }
   if (!args.record) return;
   const lines = [
