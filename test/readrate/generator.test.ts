@@ -6,8 +6,9 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import {
-  bwipMatrix, CATEGORIES, codewordLayout, damageCost, gs1CheckDigit, gs1ElementString, renderClean, renderSample, Rng,
-  zintAvailable, zintMatrix, type DotMatrix, type Gs1Element, type Sample,
+  bwipMatrix, Canvas, CATEGORIES, codewordLayout, damageCost, defaultPose, encode, gs1CheckDigit, gs1ElementString, humanReadable,
+  leavesSlack, newLight, renderClean, renderDots, renderSample, Rng, SymbolMapping, washedPositions,
+  zintAvailable, zintMatrix, type DotMatrix, type DotStyle, type Gs1Element, type Sample,
 } from '../fixtures/dotcode-render';
 
 const VECTORS = path.resolve(__dirname, '../../../../shared/dotcode/vectors.jsonl');
@@ -185,5 +186,99 @@ describe('DotCode generator (synthetic read-rate images)', function () {
     assert.equal(sha(n1), sha(n2));
     assert.equal(n1.expected, null);
     assert.equal(n1.encoding, 'jpeg');
+  });
+
+  // ---- issue 11 scenes
+
+  it('pack scenes: 640x480 or 1280x720 frames, 5-12 rows much wider than tall, 2-4.5 px modules, light dots', async () => {
+    for (let seed = 1; seed <= 6; seed++) {
+      const s = await renderSample('pack', seed);
+      const m = s.matrix!;
+      assert.ok(['640x480', '1280x720'].includes(`${s.width}x${s.height}`), `${s.name}: ${s.width}x${s.height}`);
+      assert.ok(m.rows >= 5 && m.rows <= 12 && m.cols >= 3 * m.rows, `${s.name}: ${m.rows}x${m.cols}`);
+      assert.ok(s.truth!.pitch >= 2 && s.truth!.pitch <= 4.5, `${s.name}: pitch ${s.truth!.pitch}`);
+      assert.match(s.expectedText!, /^[A-Z0-9]{10,20}$/);
+      // Light dots: the printed dots are brighter than the empty lattice positions around them.
+      let dots = 0;
+      let empties = 0;
+      let nd = 0;
+      let ne = 0;
+      for (let r = 0; r < m.rows; r++) for (let c = r % 2; c < m.cols; c += 2) {
+        const [x, y] = s.truth!.centre(r, c);
+        const g = s.grey[Math.round(y - 0.5) * s.width + Math.round(x - 0.5)];
+        if (s.truth!.printed[r * m.cols + c]) { dots += g; nd++; } else { empties += g; ne++; }
+      }
+      assert.ok(dots / nd > empties / ne + 15, `${s.name}: dots ${dots / nd} vs empty ${empties / ne}`);
+    }
+    assert.equal(humanReadable('CW118DB8ZTFE'), 'CW1 18D B8Z TFE');
+  });
+
+  it('glare that clips a light-dot print at white turns its positions into dots in the truth; mild glare does not', () => {
+    const m = encode({ text: 'CW118DB8ZTFE' }, 'bwip-js', { rows: 8 });
+    const style: DotStyle = { spread: 0.7, ink: 0.85, paper: 0.15, posJitter: 0, sizeJitter: 0, inkJitter: 0, roughness: 0 };
+    const map = new SymbolMapping(m.rows, m.cols, { ...defaultPose(4), cx: 120, cy: 30 });
+    const truth = renderDots(new Canvas(240, 60, style.paper), m, map, style, new Rng(1));
+    const L = newLight(240, 60);
+    for (let y = 0; y < 60; y++) for (let x = 0; x < 40; x++) L.add.px[y * 240 + x] = 0.9; // saturating sheen on the left
+    for (let y = 0; y < 60; y++) for (let x = 200; x < 240; x++) L.add.px[y * 240 + x] = 0.2; // mild sheen on the right
+    const w = washedPositions(truth, L, style);
+    assert.ok(w.washed > 0);
+    for (let r = 0; r < m.rows; r++) for (let c = r % 2; c < m.cols; c += 2) {
+      const [x] = truth.centre(r, c);
+      const i = r * m.cols + c;
+      if (x < 39) assert.equal(w.seen[i], 1, `(${r},${c}) under the saturating sheen`);
+      else if (x > 41) assert.equal(w.seen[i], m.bits[i], `(${r},${c}) outside it`);
+    }
+  });
+
+  it('creases shift the rows beyond the crease line only; stretched dots are longer along u', () => {
+    const pose = { ...defaultPose(10), cx: 200, cy: 100, creases: [{ u0: 20, slope: 0, shift: 0.4, width: 1 }] };
+    const bent = new SymbolMapping(10, 41, pose);
+    const flat = new SymbolMapping(10, 41, defaultPose(10));
+    const flatAt = (u: number, v: number): number => flat.forward(u, v)[1] + 100;
+    assert.ok(Math.abs(bent.forward(5, 3)[1] - flatAt(5, 3)) < 1e-9);
+    assert.ok(Math.abs(bent.forward(35, 3)[1] - flatAt(35, 3) - 4) < 1e-9);
+
+    const m = encode({ text: 'A' }, 'bwip-js');
+    const extent = (stretch: number): [number, number] => {
+      const c = new Canvas(200, 200, 1);
+      const one = { ...m, bits: new Uint8Array(m.bits.length) };
+      one.bits[0] = 1;
+      const map = new SymbolMapping(m.rows, m.cols, { ...defaultPose(20), cx: 100 + ((m.cols - 1) / 2) * 20, cy: 100 + ((m.rows - 1) / 2) * 20 });
+      renderDots(c, one, map, { spread: 0.6, ink: 0, paper: 1, posJitter: 0, sizeJitter: 0, inkJitter: 0, roughness: 0, stretch }, new Rng(1));
+      let w = 0;
+      let h = 0;
+      for (let i = 0; i < 200; i++) { if (c.px[100 * 200 + i] < 0.5) w++; if (c.px[i * 200 + 100] < 0.5) h++; }
+      return [w, h];
+    };
+    const [w1, h1] = extent(1);
+    const [w2, h2] = extent(1.5);
+    assert.equal(h2, h1);
+    assert.ok(Math.abs(w2 - 1.5 * w1) <= 1, `width ${w1} -> ${w2}`);
+  });
+
+  it('inkjet: the dead nozzle row is a whole matrix row left out, within half the check words', async () => {
+    let dead = 0;
+    for (let seed = 1; seed <= 8; seed++) {
+      const s = await renderSample('inkjet', seed);
+      const row = (s.params.inkjet as { deadRow: number | null }).deadRow;
+      const m = s.matrix!;
+      const printed = s.truth!.printed;
+      if (row === null) { assert.deepEqual(printed, m.bits); continue; }
+      dead++;
+      for (let i = 0; i < printed.length; i++) assert.equal(printed[i], Math.floor(i / m.cols) === row ? 0 : m.bits[i]);
+      assert.ok(leavesSlack(m, printed));
+    }
+    assert.ok(dead >= 2, `only ${dead} of 8 inkjet samples have a dead row`);
+  });
+
+  it('cylinder: half the wrapped side spans 45-70 degrees of arc', async () => {
+    for (let seed = 1; seed <= 6; seed++) {
+      const s = await renderSample('cylinder', seed);
+      const pose = s.params.pose as { cylinderRadius: number; wrapColumns: boolean; pitch: number };
+      const half = ((pose.wrapColumns ? s.matrix!.cols : s.matrix!.rows) / 2) * pose.pitch;
+      const deg = ((half / pose.cylinderRadius) * 180) / Math.PI;
+      assert.ok(deg >= 44.9 && deg <= 70.1, `${s.name}: ${deg} degrees`);
+    }
   });
 });
