@@ -1,9 +1,11 @@
-// The `dotcode` command (DESIGN.md section 6). `decode` lives here; `serve` and `admin` belong to
+// The `dotcode` command (DESIGN.md section 6). `decode` and `inspect` live here; `serve` and `admin` belong to
 // the server workspace and are loaded from dist/server/src/cli/index.js when it is installed.
 // main() returns the exit code instead of exiting, so tests can call it in-process.
 import * as fs from 'fs';
 import * as path from 'path';
-import { close, decode, FORMATS, GS1_MODES, type DecodeResult, type Format, type Gs1Mode } from '../engine';
+import {
+  close, decode, inspect, FORMATS, GS1_MODES, type DecodeResult, type Format, type Gs1Mode, type InspectReport,
+} from '../engine';
 import { version } from '../version';
 import { Progress } from './progress';
 
@@ -18,6 +20,7 @@ export interface Io {
 
 const USAGE = `Usage:
   dotcode decode FILE... [--format F] [--gs1 auto|always|off] [--json]
+  dotcode inspect IMAGE --out DIR [--format DotCode]
   dotcode serve [--port 8080] [--host 127.0.0.1] [--data DIR] [--redis URL] [--tls-cert F --tls-key F]
   dotcode admin <init|customer|license|apikey|stamp> ...
   dotcode --help | --version
@@ -27,7 +30,12 @@ files (DotCode first, then the others; --format restricts it to one).
   --format F   one of: ${FORMATS.join(', ')}
   --gs1 MODE   auto (default): parse GS1 payloads; always: always try; off: never
   --json       one JSON line per file: the decode result plus "file"
-Exit status: 0 every file read, 1 some file not read, 2 usage error.`;
+Exit status: 0 every file read, 1 some file not read, 2 usage error.
+
+inspect shows why a DotCode does or does not read: it writes into DIR what each stage of the
+DotCode detector saw (dots.png, clusters.png, lattice-N.png, grid-N.png, hypotheses.png) and
+report.txt / report.json, and prints the verdict.
+Exit status: 0 a DotCode was read, 1 none was, 2 usage error or an image that cannot be loaded.`;
 
 class UsageError extends Error {}
 
@@ -50,6 +58,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return EXIT_OK;
       case 'decode':
         return await runDecode(rest, io);
+      case 'inspect':
+        return await runInspect(rest, io);
       case 'serve':
       case 'admin':
         return await runServer(command, rest, io);
@@ -184,6 +194,84 @@ async function runDecode(args: string[], io: Io): Promise<number> {
     await close();
   }
   return unread ? EXIT_SOME_UNREAD : EXIT_OK;
+}
+
+interface InspectArgs { image: string; out: string }
+
+export function parseInspectArgs(args: string[]): InspectArgs {
+  const files: string[] = [];
+  let out: string | undefined;
+  let optionsDone = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (optionsDone || a === '-' || !a.startsWith('-')) {
+      files.push(a);
+      continue;
+    }
+    if (a === '--') { optionsDone = true; continue; }
+    const eq = a.indexOf('=');
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    const value = (): string => {
+      if (eq > 0) return a.slice(eq + 1);
+      const v = args[++i];
+      if (v === undefined) throw new UsageError(`${name} needs a value`);
+      return v;
+    };
+    switch (name) {
+      case '--out':
+        out = value();
+        if (!out) throw new UsageError('--out needs a folder');
+        break;
+      case '--format': {
+        // Only the DotCode detector has stages to show (DESIGN.md 6 lists --format DotCode).
+        const v = value();
+        if (v.toLowerCase() !== 'dotcode') throw new UsageError(`inspect traces the DotCode reader only, not --format "${v}"`);
+        break;
+      }
+      default:
+        throw new UsageError(`unknown option "${a}"`);
+    }
+  }
+  if (files.length !== 1) throw new UsageError(files.length ? 'inspect takes one IMAGE' : 'inspect needs an IMAGE');
+  if (out === undefined) throw new UsageError('inspect needs --out DIR (the folder for the pictures and the report)');
+  return { image: files[0], out };
+}
+
+/** The counts of each stage on one line: how far the detector got, before the verdict says why. */
+function stageCounts(r: InspectReport): string {
+  const lattices = r.passes.flatMap((p) => p.lattices);
+  const sampled = lattices.filter((l) => l.outcome === 'sampled').length;
+  const decoded = r.hypotheses.filter((h) => h.outcome === 'decoded').length;
+  const sum = (f: (p: InspectReport['passes'][number]) => number) => r.passes.reduce((n, p) => n + f(p), 0);
+  const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  return `${count(r.passes.length, 'pass', 'passes')}, ${count(sum((p) => p.candidates), 'dot candidate')}, ${count(sum((p) => p.clusters.length), 'cluster')}, ` +
+    `${count(lattices.length, 'lattice fit')} (${sampled} sampled), ${count(r.hypotheses.length, 'grid')} tried (${decoded} decoded)`;
+}
+
+async function runInspect(args: string[], io: Io): Promise<number> {
+  const opts = parseInspectArgs(args);
+  const input = opts.image === '-' ? await readStdin() : opts.image;
+  let report: InspectReport;
+  try {
+    report = await inspect(input, { out: opts.out });
+  } catch (e) {
+    // The image was read but the folder could not be written: nothing to show the user.
+    io.stderr.write(`dotcode: cannot write ${opts.out}: ${(e as Error).message}\n`);
+    return EXIT_USAGE;
+  } finally {
+    await close();
+  }
+  if (report.error) {
+    io.stderr.write(`dotcode: ${explain(report.error, opts.image)} (${report.error})\n`);
+    return EXIT_USAGE;
+  }
+  let s = `${opts.image}: ${report.image!.width}x${report.image!.height}\n`;
+  s += `  ${stageCounts(report)}\n`;
+  s += `  verdict: ${report.verdict}\n`;
+  for (const r of report.results) s += `  read: ${printable(r.text)}\n`;
+  s += `  wrote ${report.files.length} files to ${report.out} (start with report.txt)\n`;
+  io.stdout.write(s);
+  return report.ok ? EXIT_OK : EXIT_SOME_UNREAD;
 }
 
 /** dist/lib/cli -> dist/server/src/cli/index.js (absent from an SDK-only install). */

@@ -16,10 +16,12 @@ import { readDotCodeAsync, loadAddon } from './dotcode';
 import { probeImage, warmGrey, type WireInput } from './image';
 import { defaultPoolSize, SyncBridge, WorkerPool } from './pool';
 import { runJob, warmGs1, type Job, type JobAnswer, type Readers } from './core';
+import { describeInput, inspectPrepared } from './inspect';
+import { failedReport } from './inspect-report';
 import {
   FORMATS, GS1_MODES,
   type DecodeAllResult, type DecodeOptions, type DecodeResult, type Format, type Gs1Mode,
-  type ImageInput, type SymbolResult,
+  type ImageInput, type InspectOptions, type InspectReport, type SymbolResult,
 } from './types';
 
 export * from './types';
@@ -157,7 +159,9 @@ export async function decode(input: ImageInput, options?: DecodeOptions): Promis
   const j = makeJob(input, options, false);
   if ('error' in j) return failure(j.error, t0);
   const answer = await runHere(j.job);
-  return toResult(answer, round(performance.now() - t0));
+  const result = toResult(answer, round(performance.now() - t0));
+  if (options?.debugDir) await writeDebug(j.job.input, describeInput(input), options.debugDir, false);
+  return result;
 }
 
 /** Every symbol in the image, from every reader allowed by `format`. */
@@ -168,6 +172,7 @@ export async function decodeAll(input: ImageInput, options?: DecodeOptions): Pro
   const answer = await runHere(j.job);
   const elapsed = round(performance.now() - t0);
   const symbols = revive(answer, elapsed);
+  if (options?.debugDir) await writeDebug(j.job.input, describeInput(input), options.debugDir, true);
   return { ok: symbols.length > 0, symbols, elapsed_ms: elapsed, error: symbols.length ? null : answer.error ?? 'no_dotcode_found' };
 }
 
@@ -181,7 +186,45 @@ export function decodeSync(input: ImageInput, options?: DecodeOptions): DecodeRe
   const j = makeJob(input, options, false);
   if ('error' in j) return failure(j.error, t0);
   const answer = theBridge().run(j.job, SYNC_TIMEOUT_MS);
-  return toResult(answer, round(performance.now() - t0));
+  const result = toResult(answer, round(performance.now() - t0));
+  // The pictures need sharp, which has no synchronous API: they are written after this returns,
+  // from a copy of the pixels, since a caller may refill its frame buffer at once.
+  if (options?.debugDir) void writeDebug(detached(j.job.input), describeInput(input), options.debugDir, false);
+  return result;
+}
+
+/**
+ * What the DotCode detector saw on an image, stage by stage (docs/engine.md, "Why does my code
+ * not read?"): the image is read exactly as decode() reads it, the reader runs once with its
+ * trace on, and with `out` the pictures and report.txt/report.json are written there. Never
+ * rejects for a bad image (the report's `error` says why); rejects when `out` cannot be written.
+ */
+export async function inspect(input: ImageInput, options: InspectOptions = {}): Promise<InspectReport> {
+  if (options.format !== undefined && options.format !== 'DotCode') {
+    return failedReport('decode_error:unknown_format_option', 'inspect traces the DotCode reader only');
+  }
+  const p = prepare(input);
+  return inspectPrepared('error' in p ? p : p.wire, options, describeInput(input));
+}
+
+/** The same input on memory of its own. */
+function detached(w: WireInput): WireInput {
+  if (w.kind === 'bytes') return { ...w, bytes: w.bytes.slice() };
+  if (w.kind === 'raw') return { ...w, data: w.data.slice() };
+  return w;
+}
+
+/**
+ * DecodeOptions.debugDir: the inspection of the image just decoded, run after the decode so its
+ * result and elapsed_ms are untouched. A folder that cannot be written is a warning: debugging
+ * must not turn a read into a failure.
+ */
+async function writeDebug(input: WireInput, source: string, dir: string, all: boolean): Promise<void> {
+  try {
+    await inspectPrepared(input, { out: dir, all }, source);
+  } catch (e) {
+    process.emitWarning(`could not write the DotCode inspection to ${dir}: ${(e as Error).message}`, 'DotCodeDebugWarning');
+  }
 }
 
 /**

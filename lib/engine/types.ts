@@ -34,6 +34,113 @@ export interface DecodeOptions {
   format?: Format;
   /** GS1 parsing mode, default `auto`. */
   gs1?: Gs1Mode;
+  /**
+   * Debugging: after the decode, also writes what the DotCode detector saw on this image into
+   * this folder, as `inspect()` does with `out` (PNG overlays, report.txt, report.json). The
+   * result is the same as without it. decode()/decodeAll() have written the folder when they
+   * answer; decodeSync() starts the writing and returns (the files follow shortly). A folder
+   * that cannot be written is a process warning, never a decode error.
+   */
+  debugDir?: string;
+}
+
+/** Options of inspect() (docs/engine.md, "Why does my code not read?"). */
+export interface InspectOptions {
+  /** Folder for the overlays and the report, created if missing. Without it nothing is written. */
+  out?: string;
+  /** Only the DotCode detector is traced; `DotCode` is accepted so callers can say so. */
+  format?: 'DotCode';
+  /** Trace what decodeAll() does (look for every symbol) instead of decode() (stop at the first). */
+  all?: boolean;
+}
+
+/**
+ * Where the read was lost, the furthest stage any pass reached: `read`; `refused` (grids were
+ * sampled, the decoder refused them all); `no_grid` (a lattice was fitted but not mapped to a
+ * grid); `lattice_rejected` (a lattice was started, its growth or fill check failed);
+ * `no_lattice` (dots were grouped, no group is a lattice); `no_cluster` (dot candidates, never
+ * enough together); `no_dots`; `error` (nothing was inspected: the image could not be loaded or
+ * an option is wrong, see `error`).
+ */
+export type InspectStage =
+  | 'read' | 'refused' | 'no_grid' | 'lattice_rejected' | 'no_lattice' | 'no_cluster' | 'no_dots' | 'error';
+
+/** What inspect() found. Passes, clusters, lattices and grids are numbered from 1, as in the file names. */
+export interface InspectReport {
+  /** A DotCode was read. */
+  ok: boolean;
+  /** `decode_error:<detail>` (decode's codes) when nothing was inspected, else null. */
+  error: string | null;
+  stage: InspectStage;
+  /** One line: where the read was lost and which file shows it. */
+  verdict: string;
+  image: { width: number; height: number } | null;
+  passes: InspectPass[];
+  /** The grids handed to the decoder, in the order tried. */
+  hypotheses: InspectHypothesis[];
+  results: InspectRead[];
+  /** The folder written, or null without `out`. */
+  out: string | null;
+  /** The files written into `out`, by name. */
+  files: string[];
+}
+
+export interface InspectPass {
+  id: number;
+  via: string;
+  /** The dots looked for: dark dots on a light ground, or light dots on a dark one. */
+  polarity: 'dark' | 'light';
+  /** The region read, in image pixels (x1, y1 exclusive). */
+  region: { x0: number; y0: number; x1: number; y1: number };
+  /** Pass pixels per image pixel: 2 when the region was upsampled, 0.5 when downsampled. */
+  scale: number;
+  candidates: number;
+  /** Dots in each cluster, cluster 1 first. */
+  clusters: number[];
+  lattices: InspectLattice[];
+}
+
+export interface InspectLattice {
+  /** Numbered over all passes; `lattice-<id>.png` shows it when it got dots. */
+  id: number;
+  /** The cluster it was fitted to, numbered from 1 within its pass. */
+  cluster: number;
+  /** `no lattice`, `texture`, `lattice rejected (growth or fill)`, `no grid map` or `sampled`. */
+  outcome: string;
+  dots: number;
+  rows: number;
+  cols: number;
+  /** Image pixels between neighbouring grid positions. */
+  pitch: number;
+  file: string | null;
+}
+
+export interface InspectHypothesis {
+  /** `grid-<id>.png` shows the sampled grid. */
+  id: number;
+  /** The pass and lattice (ids above) it was sampled from. */
+  pass: number;
+  lattice: number;
+  rows: number;
+  cols: number;
+  /** Positions the sampler could not call dot or no dot (the decoder's erasure margin around 0.5). */
+  erasures: number;
+  outcome: 'decoded' | 'refused' | string;
+  /** Image positions of the sampled grid's four outer corner positions, clockwise. */
+  corners: Point[];
+  file: string | null;
+}
+
+export interface InspectRead {
+  text: string;
+  via: string;
+  corners: Point[];
+  rows: number;
+  cols: number;
+  errors_corrected: number;
+  erasures_corrected: number;
+  /** Check codewords of the symbol (an error costs two of them, an erasure one). */
+  ec_budget: number;
 }
 
 /** The `gs1` member (SPEC 2.2); produced by lib/gs1. */
