@@ -172,6 +172,7 @@ class GridMapper {
   int r0_ = 0, c0_ = 0, rows_ = 0, cols_ = 0;
   std::vector<float> resX_, resY_;
   PointF project(float row, float col) const;
+  void fitLocalAffine(const std::vector<Blob>& blobs, const LatticeFit& lattice);
 };
 
 // Samples presence at every lattice position of the grid [rowMin, rowMin+rows) x [colMin, colMin+cols).

@@ -85,7 +85,7 @@ void reduce(Basis& b) {
 // Estimates the diagonal basis from the neighbour vectors of the cluster.
 bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
                    float dmed, Basis& out) {
-  std::vector<Vec> vs;
+  std::vector<Vec> vs, sym;
   const int n = static_cast<int>(cluster.size());
   const int step = std::max(1, n / 400);
   const float r = 3.2f * std::max(dmed, 1.5f) + 1.0f;
@@ -107,10 +107,17 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
     std::sort(nbs.begin(), nbs.end(), [](const Nb& p, const Nb& q) { return p.d2 < q.d2; });
     for (size_t t = 0; t < nbs.size() && t < 4; ++t) {
       Vec v = nbs[t].v;
+      // A neighbour vector matched by one the other way (a dot at a - v too) is a lattice
+      // vector far more often than not; text, specks and noise beside the symbol rarely line
+      // up so. Those vectors alone set the directions when there are enough of them.
+      const float tol = 0.2f * std::sqrt(nbs[t].d2) + 0.7f;
+      const bool symmetric = index.nearest(a.x - v.x, a.y - v.y, tol, blobs) >= 0;
       if (v.x < 0 || (v.x == 0 && v.y < 0)) v = {-v.x, -v.y};  // fold to a half plane
       vs.push_back(v);
+      if (symmetric) sym.push_back(v);
     }
   }
+  if (sym.size() >= 24) vs.swap(sym);
   if (vs.size() < 12) return false;
   // Direction histogram (mod 180 degrees), weighted towards short vectors (the diagonals).
   constexpr int kBins = 90;

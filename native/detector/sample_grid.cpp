@@ -170,7 +170,71 @@ bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) 
       resX_[i] /= w;
       resY_[i] /= w;
     }
+  // Strongly curved surfaces (a symbol wrapped round a small cylinder, up to 70 degrees either
+  // side: the columns near the edges are a third as wide as in the middle) bend the lattice far
+  // beyond what a homography plus a smoothed residual follows. There every position is mapped by
+  // an affine map fitted to the dots around it (moving least squares), which follows any smooth
+  // bend. Flat prints keep the homography: its global fit is steadier.
+  double misfit = 0;
+  int kept = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (!keep[k]) continue;
+    const LatticeDot& d = lattice.dots[k];
+    const PointF p = project(static_cast<float>(d.row), static_cast<float>(d.col));
+    misfit += std::hypot(blobs[d.blob].x - p.x, blobs[d.blob].y - p.y);
+    ++kept;
+  }
+  if (kept > 0 && misfit / kept > 0.12 * lattice.pitch) fitLocalAffine(blobs, lattice);
   return true;
+}
+
+void GridMapper::fitLocalAffine(const std::vector<Blob>& blobs, const LatticeFit& lattice) {
+  // dots by grid cell of the table
+  std::vector<int32_t> at(static_cast<size_t>(rows_) * cols_, -1);
+  for (const LatticeDot& d : lattice.dots) {
+    const int rr = d.row - r0_, cc = d.col - c0_;
+    if (rr >= 0 && cc >= 0 && rr < rows_ && cc < cols_) at[static_cast<size_t>(rr) * cols_ + cc] = d.blob;
+  }
+  const int R = 3;
+  for (int rr = 0; rr < rows_; ++rr)
+    for (int cc = 0; cc < cols_; ++cc) {
+      // Weighted least squares of x (and y) over the dots around, affine in the grid offsets
+      // (dr, dc); a quadratic term measured no better on the cylinder samples.
+      int count = 0, rMin = R, rMax = -R, cMin = R, cMax = -R;
+      for (int dr = -R; dr <= R; ++dr)
+        for (int dcol = -R; dcol <= R; ++dcol) {
+          const int r2 = rr + dr, c2 = cc + dcol;
+          if (r2 < 0 || c2 < 0 || r2 >= rows_ || c2 >= cols_ || at[static_cast<size_t>(r2) * cols_ + c2] < 0) continue;
+          ++count;
+          rMin = std::min(rMin, dr); rMax = std::max(rMax, dr);
+          cMin = std::min(cMin, dcol); cMax = std::max(cMax, dcol);
+        }
+      if (count < 5 || rMax - rMin < 2 || cMax - cMin < 2) continue;
+      constexpr int np = 3;
+      double S[9] = {0}, bx[3] = {0}, by[3] = {0};
+      for (int dr = -R; dr <= R; ++dr)
+        for (int dcol = -R; dcol <= R; ++dcol) {
+          const int r2 = rr + dr, c2 = cc + dcol;
+          if (r2 < 0 || c2 < 0 || r2 >= rows_ || c2 >= cols_) continue;
+          const int b = at[static_cast<size_t>(r2) * cols_ + c2];
+          if (b < 0) continue;
+          const double w = 1.0 / ((1.0 + dr * dr + dcol * dcol) * (1.0 + dr * dr + dcol * dcol));
+          const double v[3] = {1.0, static_cast<double>(dr), static_cast<double>(dcol)};
+          for (int i = 0; i < np; ++i) {
+            for (int j = 0; j < np; ++j) S[i * np + j] += w * v[i] * v[j];
+            bx[i] += w * v[i] * blobs[b].x;
+            by[i] += w * v[i] * blobs[b].y;
+          }
+        }
+      double Sx[9], Sy[9];
+      std::copy(S, S + np * np, Sx);
+      std::copy(S, S + np * np, Sy);
+      if (!solveLinear(Sx, bx, np) || !solveLinear(Sy, by, np)) continue;
+      const PointF p = project(static_cast<float>(rr + r0_), static_cast<float>(cc + c0_));
+      const size_t idx = static_cast<size_t>(rr) * cols_ + cc;
+      resX_[idx] = static_cast<float>(bx[0] - p.x);
+      resY_[idx] = static_cast<float>(by[0] - p.y);
+    }
 }
 
 PointF GridMapper::map(float row, float col) const {
