@@ -165,8 +165,17 @@ function isWholeImage(p: NativeTracePass, grey: GreyImage): boolean {
 
 /** Passes by number, e.g. "1 fast, 3 adaptive" (the `dotcode:` prefix is the same for all). */
 function passList(report: InspectReport, dark: boolean): string {
-  return report.passes.filter((p) => (p.polarity === 'dark') === dark)
-    .map((p) => `${p.id} ${p.via.replace(/^dotcode:/, '')} (${p.candidates})`).join(', ') || 'none';
+  // Grouped by pass name, as one name can run on many regions: "6-9 adaptive (61 candidates)".
+  const byVia = new Map<string, { ids: number[]; candidates: number }>();
+  for (const p of report.passes) {
+    if ((p.polarity === 'dark') !== dark) continue;
+    const name = p.via.replace(/^dotcode:/, '');
+    const g = byVia.get(name) ?? { ids: [], candidates: 0 };
+    g.ids.push(p.id);
+    g.candidates += p.candidates;
+    byVia.set(name, g);
+  }
+  return [...byVia].map(([name, g]) => `${ranges(g.ids)} ${name} (${g.candidates})`).join(', ') || 'none';
 }
 
 /** dots.png: every dot candidate of every pass, the two polarities in two colours. */
@@ -174,7 +183,7 @@ export async function drawDots(grey: GreyImage, trace: NativeInspection, report:
   const c = wholeCanvas(grey,
     `dots.png: dot candidates as circles of their diameter (image ${grey.width}x${grey.height} shown at ${wholeScale(grey)}x). ` +
     `Orange: dark dots, passes ${passList(report, true)}. Cyan: light dots, passes ${passList(report, false)}. ` +
-    'Dashed boxes: passes that read only part of the image.');
+    'Dashed boxes: regions read by the passes named (white: both polarities); passes without a box read the whole image.');
   const parts: string[] = [];
   const layer = new CircleLayer(c.width, c.height);
   // Passes of one polarity find mostly the same dots: draw each position once per polarity.
@@ -188,13 +197,25 @@ export async function drawDots(grey: GreyImage, trace: NativeInspection, report:
       dot(c, layer, p.dots[i], p.dots[i + 1], p.dots[i + 2], colour);
     }
   });
+  // Several passes read the same region (polarities, sharpening, scales): one box each region,
+  // labelled with all of them, white when both polarities looked there.
+  const regions = new Map<string, { r: NativeTracePass['region']; ids: number[]; dark: boolean; light: boolean }>();
   trace.passes.forEach((p, i) => {
     if (isWholeImage(p, grey)) return;
-    const colour = p.dark ? DARK_DOTS : LIGHT_DOTS;
-    parts.push(rectOutline(c, p.region, colour, 'stroke-dasharray="8 5"'));
-    parts.push(label(px(c, p.region.x0) + 4, py(c, p.region.y0) + c.font + 2,
-      `pass ${i + 1} ${p.via}${p.scale !== 1 ? ` (${p.scale}x)` : ''}`, colour, c.font));
+    const key = [p.region.x0, p.region.y0, p.region.x1, p.region.y1].map((v) => Math.round(v / 4)).join(',');
+    const g = regions.get(key) ?? { r: p.region, ids: [], dark: false, light: false };
+    g.ids.push(i + 1);
+    if (p.dark) g.dark = true; else g.light = true;
+    regions.set(key, g);
   });
+  const placer = new LabelPlacer(c.font);
+  for (const g of regions.values()) {
+    const colour = g.dark && g.light ? WHITE : g.dark ? DARK_DOTS : LIGHT_DOTS;
+    parts.push(rectOutline(c, g.r, colour, 'stroke-dasharray="8 5"'));
+    const text = `pass${g.ids.length > 1 ? 'es' : ''} ${ranges(g.ids)}`;
+    const at = placer.place(px(c, g.r.x0) + 4, py(c, g.r.y0) + c.font + 2, text);
+    parts.push(label(at.x, at.y, text, colour, c.font));
+  }
   return render(grey, c, parts.join(''), layer);
 }
 

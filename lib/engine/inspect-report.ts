@@ -40,16 +40,41 @@ function countErasures(h: NativeTraceHypothesis): number {
   return n;
 }
 
+/** DetectorTrace::kMaxHypotheses (native/detector/detector_trace.h): later grids are not recorded. */
+const TRACE_MAX_HYPOTHESES = 400;
+
 /** Files are named by these numbers, so the report and the pictures agree. */
 export const latticeFile = (id: number) => `lattice-${id}.png`;
 export const gridFile = (id: number) => `grid-${id}.png`;
 
 /**
  * A few hundred grids can be tried on one photo; past this many, grids and lattices are listed
- * in the report without a picture each (the first ones are the detector's best guesses), except
- * the ones that were sampled or decoded, which always get one.
+ * in the report without a picture each. Lattices that were sampled and grids that decoded
+ * always get one (see gridsToDraw for which grids).
  */
 export const MAX_PICTURES = 64;
+
+/**
+ * Which grids get a picture when there are too many: every decoded one, then the cleanest
+ * (fewest erasures for its size) of each lattice, then the second cleanest of each, and so on.
+ * Taking the first ones in order would show only the first lattices tried, while the grids a
+ * user needs to see are often those sampled over the symbol from a later pass.
+ */
+function gridsToDraw(hyps: { lattice: number; rows: number; cols: number; erasures: number; outcome: string }[]): Set<number> {
+  const chosen = new Set<number>();
+  hyps.forEach((h, i) => { if (h.outcome === 'decoded') chosen.add(i); });
+  const byLattice = new Map<number, number[]>();
+  hyps.forEach((h, i) => byLattice.set(h.lattice, [...(byLattice.get(h.lattice) ?? []), i]));
+  const fraction = (i: number) => hyps[i].erasures / (hyps[i].rows * hyps[i].cols);
+  const queues = [...byLattice.values()].map((q) => q.sort((a, b) => fraction(a) - fraction(b) || a - b));
+  const limit = MAX_PICTURES + chosen.size; // decoded grids do not count against the cap
+  for (let round = 0; chosen.size < limit; round++) {
+    const next = queues.filter((q) => round < q.length).map((q) => q[round]);
+    if (!next.length) break;
+    for (const i of next) if (chosen.size < limit) chosen.add(i);
+  }
+  return chosen;
+}
 
 /** Lattice ids run over all passes, in order: the id of (pass index, lattice index). */
 export function latticeIds(trace: NativeInspection): number[][] {
@@ -88,8 +113,9 @@ export function buildReport(trace: NativeInspection, width: number, height: numb
     erasures: countErasures(h),
     outcome: h.outcome,
     corners: h.corners.map((c) => ({ x: round2(c.x), y: round2(c.y) })),
-    file: i < MAX_PICTURES || h.outcome === 'decoded' ? gridFile(i + 1) : null,
+    file: null,
   }));
+  for (const i of gridsToDraw(hypotheses)) hypotheses[i].file = gridFile(i + 1);
   const results: InspectRead[] = trace.results.map((r) => ({
     text: toSymbol(r).text,
     via: r.via,
@@ -146,11 +172,12 @@ function judge(passes: InspectPass[], hyps: InspectHypothesis[], results: Inspec
   const lattices = passes.flatMap((p) => p.lattices);
   if (hyps.length) {
     const best = hyps.reduce((a, b) => (b.erasures / (b.rows * b.cols) < a.erasures / (a.rows * a.cols) ? b : a));
+    const count = hyps.length >= TRACE_MAX_HYPOTHESES ? `${hyps.length} (the most the trace keeps) or more` : `${hyps.length}`;
     return {
       stage: 'refused',
-      verdict: `refused: ${hyps.length} sampled grid${hyps.length > 1 ? 's were' : ' was'} handed to the decoder and ` +
+      verdict: `refused: ${count} sampled grid${hyps.length > 1 ? 's were' : ' was'} handed to the decoder and ` +
         `refused (more errors and erasures than the check words correct, or no valid symbol size); the ` +
-        `cleanest, grid ${best.id} (${best.rows}x${best.cols}), has ${best.erasures} erasures — see ${fileSpan(hyps.map((h) => h.file))}`,
+        `cleanest, grid ${best.id} (${best.rows}x${best.cols}), has ${best.erasures} erasures — see hypotheses.png and ${best.file ?? 'report.txt'}`,
     };
   }
   const mapless = lattices.filter((l) => l.outcome === 'no grid map' || l.outcome === 'sampled');

@@ -138,9 +138,16 @@ describe('engine inspect', function () {
     assert.strictEqual(r.stage, 'refused', r.verdict);
     assert.match(r.verdict, /^refused: \d+ sampled grids? (was|were) handed to the decoder/);
     assert.ok(r.hypotheses.length > 0 && r.hypotheses.every((h) => h.outcome === 'refused'));
-    const h1 = r.hypotheses[0];
-    assert.ok(h1.erasures > 10, JSON.stringify(r.hypotheses.map((h) => h.erasures)));
-    assert.ok(await countColour(path.join(out, 'grid-1.png'), RED, 10) > h1.erasures * 12 * 12, 'erasures drawn red');
+    // The verdict points at the cleanest grid, which has a picture.
+    const named = /see hypotheses\.png and (grid-\d+\.png)$/.exec(r.verdict);
+    assert.ok(named && r.files.includes(named[1]), r.verdict);
+    // Grids with pictures: at most 64, and at least one for every lattice that was sampled.
+    const drawn = r.hypotheses.filter((h) => h.file);
+    assert.ok(drawn.length <= 64 && drawn.length === r.files.filter((f) => f.startsWith('grid-')).length);
+    assert.deepStrictEqual(new Set(drawn.map((h) => h.lattice)), new Set(r.hypotheses.map((h) => h.lattice)));
+    const erased = drawn.find((h) => h.erasures > 10);
+    assert.ok(erased, JSON.stringify(r.hypotheses.map((h) => h.erasures)));
+    assert.ok(await countColour(path.join(out, erased.file!), RED, 10) > erased.erasures * 12 * 12, 'erasures drawn red');
     assert.ok(await countColour(path.join(out, 'hypotheses.png'), RED) > 1000, 'refused grids outlined red');
   });
 
