@@ -82,6 +82,52 @@ void reduce(Basis& b) {
   }
 }
 
+// The pair of common neighbour vectors that puts most vectors on integer lattice coordinates.
+bool voteBasis(const std::vector<Vec>& vs, Basis& out) {
+  struct Group {
+    float x, y;
+    int n;
+  };
+  std::vector<Group> groups;
+  for (const Vec& v : vs) {
+    const float len = std::sqrt(v.x * v.x + v.y * v.y);
+    bool joined = false;
+    for (Group& g : groups) {
+      const float gx = g.x / g.n, gy = g.y / g.n;
+      if (std::hypot(v.x - gx, v.y - gy) < 0.15f * len + 0.5f) {
+        g.x += v.x;
+        g.y += v.y;
+        ++g.n;
+        joined = true;
+        break;
+      }
+    }
+    if (!joined && groups.size() < 64) groups.push_back({v.x, v.y, 1});
+  }
+  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.n > b.n; });
+  if (groups.size() > 8) groups.resize(8);
+  int bestScore = 0;
+  for (size_t i = 0; i < groups.size(); ++i)
+    for (size_t j = i + 1; j < groups.size(); ++j) {
+      if (groups[i].n < 3 || groups[j].n < 3) continue;
+      const Basis b{groups[i].x / groups[i].n, groups[i].y / groups[i].n, groups[j].x / groups[j].n, groups[j].y / groups[j].n};
+      const float la = b.la(), lb = b.lb();
+      if (la > 1.7f * lb || lb > 1.7f * la || std::fabs(b.det()) < 0.5f * la * lb) continue;
+      int score = 0;
+      for (const Vec& v : vs) {
+        float u, w;
+        if (!b.solve(v.x, v.y, u, w)) break;
+        if (std::fabs(u) > 3.2f || std::fabs(w) > 3.2f) continue;
+        if (std::fabs(u - std::round(u)) < 0.2f && std::fabs(w - std::round(w)) < 0.2f) ++score;
+      }
+      if (score > bestScore) {
+        bestScore = score;
+        out = b;
+      }
+    }
+  return bestScore * 20 >= static_cast<int>(vs.size()) * 7;
+}
+
 // Estimates the diagonal basis from the neighbour vectors of the cluster.
 bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
                    float dmed, Basis& out) {
@@ -172,44 +218,50 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
     res = {cx / cl * L, cy / cl * L};
     return true;
   };
-  Vec va, vb;
-  if (!peakVector(p1, va) || !peakVector(p2, vb)) return false;
-  Basis b{va.x, va.y, vb.x, vb.y};
   // Refine on all vectors; switch to the half-diagonals when many vectors sit at (1/2, 1/2)
   // (the peaks were then the row and column directions).
-  for (int iter = 0; iter < 3; ++iter) {
-    std::vector<Vec> good;
-    std::vector<std::pair<int, int>> ns;
-    int half = 0;
-    for (const Vec& v : vs) {
-      float u, w;
-      if (!b.solve(v.x, v.y, u, w)) return false;
-      float fu = u - std::round(u), fw = w - std::round(w);
-      if (std::fabs(fu) < 0.2f && std::fabs(fw) < 0.2f) {
-        int n1 = static_cast<int>(std::round(u)), n2 = static_cast<int>(std::round(w));
-        if (n1 == 0 && n2 == 0) continue;
-        good.push_back(v);
-        ns.push_back({n1, n2});
-      } else if (std::fabs(std::fabs(fu) - 0.5f) < 0.2f && std::fabs(std::fabs(fw) - 0.5f) < 0.2f) {
-        ++half;
+  auto refine = [&](Basis b) {
+    for (int iter = 0; iter < 3; ++iter) {
+      std::vector<Vec> good;
+      std::vector<std::pair<int, int>> ns;
+      int half = 0;
+      for (const Vec& v : vs) {
+        float u, w;
+        if (!b.solve(v.x, v.y, u, w)) return false;
+        float fu = u - std::round(u), fw = w - std::round(w);
+        if (std::fabs(fu) < 0.2f && std::fabs(fw) < 0.2f) {
+          int n1 = static_cast<int>(std::round(u)), n2 = static_cast<int>(std::round(w));
+          if (n1 == 0 && n2 == 0) continue;
+          good.push_back(v);
+          ns.push_back({n1, n2});
+        } else if (std::fabs(std::fabs(fu) - 0.5f) < 0.2f && std::fabs(std::fabs(fw) - 0.5f) < 0.2f) {
+          ++half;
+        }
       }
+      if (half * 4 > static_cast<int>(vs.size())) {
+        b = Basis{(b.ax + b.bx) / 2, (b.ay + b.by) / 2, (b.ax - b.bx) / 2, (b.ay - b.by) / 2};
+        continue;
+      }
+      DBG("  basis iter %d: a (%.2f,%.2f) b (%.2f,%.2f) good %zu of %zu half %d\n", iter, b.ax, b.ay, b.bx, b.by, good.size(), vs.size(), half);
+      if (good.size() * 20 < vs.size() * 7) return false;  // the vectors do not form a lattice (35%)
+      if (!refitBasis(good, ns, b)) return false;
+      reduce(b);
     }
-    if (half * 4 > static_cast<int>(vs.size())) {
-      b = Basis{(b.ax + b.bx) / 2, (b.ay + b.by) / 2, (b.ax - b.bx) / 2, (b.ay - b.by) / 2};
-      continue;
-    }
-    DBG("  basis iter %d: a (%.2f,%.2f) b (%.2f,%.2f) good %zu of %zu half %d\n", iter, b.ax, b.ay, b.bx, b.by, good.size(), vs.size(), half);
-    if (good.size() * 20 < vs.size() * 7) return false;  // the vectors do not form a lattice (35%)
-    if (!refitBasis(good, ns, b)) return false;
-    reduce(b);
-  }
-  float la = b.la(), lb = b.lb();
-  if (la < 1.2f || lb < 1.2f) return false;
-  if (la > 2.2f * lb || lb > 2.2f * la) return false;
-  float sinAng = std::fabs(b.det()) / (la * lb);
-  if (sinAng < 0.5f) return false;  // more than 60 degrees of shear: not a plausible view
-  out = b;
-  return true;
+    float la = b.la(), lb = b.lb();
+    if (la < 1.2f || lb < 1.2f) return false;
+    if (la > 2.2f * lb || lb > 2.2f * la) return false;
+    float sinAng = std::fabs(b.det()) / (la * lb);
+    if (sinAng < 0.5f) return false;  // more than 60 degrees of shear: not a plausible view
+    out = b;
+    return true;
+  };
+  Vec va, vb;
+  if (peakVector(p1, va) && peakVector(p2, vb) && refine(Basis{va.x, va.y, vb.x, vb.y})) return true;
+  // The two strongest directions were not the lattice's (text, noise or a second pattern
+  // beside a short symbol outweighed it): vote instead among the commonest neighbour vectors,
+  // every plausible pair scored by how many vectors it explains.
+  Basis voted;
+  return voteBasis(vs, voted) && refine(voted);
 }
 
 // Above this share of dots with all four diagonal neighbours, a cluster is a texture.
