@@ -352,11 +352,11 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
       float v;
       if (contrast < 8) v = 0.5f;
       else v = (ground - I[idx]) / contrast;
-      // Glare: where an off-lattice neighbour (always empty in a DotCode) is clipped, the light
-      // is not the print's (a streak over light dots reads as ink in their polarity, over dark
-      // dots as paper); the position becomes an erasure, which costs Reed-Solomon half what a
-      // guessed dot costs. A clipped dot alone is fine (light dots under the aimer often are).
-      if (nb[0] <= 255 - kSaturated || nb[3] >= kSaturated) v = 0.5f;
+      // Glare over light dots: where an off-lattice neighbour (always empty in a DotCode) is
+      // clipped white, the light is not the print's (a streak reads as ink in the light dots'
+      // polarity), so the position becomes an erasure, which costs Reed-Solomon half what a
+      // guessed dot costs. (Clipped white paper around dark dots is only bright light.)
+      if (!ctx.dark && nb[0] <= 255 - kSaturated) v = 0.5f;
       // Stray ink: a speck (a blob much smaller than the lattice's dots) or a blob off its
       // position that makes a position only partly dark is weak evidence, whether or not the
       // lattice took it (specks of dot size pass the lattice's checks). It becomes an erasure
