@@ -83,8 +83,8 @@ struct PeakParams {
   float supportRadius = 12;  // mark peaks midway between two others within this radius (0: none)
 };
 struct PeakWorkspace {
-  std::vector<int32_t> a, smooth, tmp, box, colAcc;
-  std::vector<float> invCount, rowInv;
+  std::vector<uint16_t> hBinom, hBox, smooth;
+  std::vector<int32_t> boxAcc, mult;
   std::vector<int16_t> resp;
   std::vector<uint8_t> keep;  // per peak: midway between two others (the clusters' seeds)
 };

@@ -60,77 +60,76 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
   const int W = img.width, H = img.height;
   if (W < 5 || H < 5) return true;
   const size_t N = static_cast<size_t>(W) * H;
-  // Smoothed image (binomial 3x3, x16): a horizontal pass (x4) then a vertical one.
-  ws.tmp.resize(N);
+  // Horizontal passes per row: binomial (1 2 1) and the box sum of the surround (2R+1 wide,
+  // shrunk at the borders). 16-bit planes so the loops vectorise.
+  const int R = std::max(1, std::min(p.surround, std::min(W, H) / 2 - 1));
+  ws.hBinom.resize(N);
+  ws.hBox.resize(N);
   for (int y = 0; y < H; ++y) {
     const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
-    int32_t* t = &ws.tmp[static_cast<size_t>(y) * W];
-    t[0] = 3 * row[0] + row[1];
-    for (int x = 1; x < W - 1; ++x) t[x] = row[x - 1] + 2 * row[x] + row[x + 1];
-    t[W - 1] = row[W - 2] + 3 * row[W - 1];
-  }
-  ws.smooth.resize(N);
-  for (int y = 0; y < H; ++y) {
-    const int32_t* a = &ws.tmp[static_cast<size_t>(std::max(0, y - 1)) * W];
-    const int32_t* b = &ws.tmp[static_cast<size_t>(y) * W];
-    const int32_t* c = &ws.tmp[static_cast<size_t>(std::min(H - 1, y + 1)) * W];
-    int32_t* o = &ws.smooth[static_cast<size_t>(y) * W];
-    for (int x = 0; x < W; ++x) o[x] = a[x] + 2 * b[x] + c[x];
-  }
-  // Local mean over the surround box: running sums along rows, then down columns.
-  const int R = p.surround;
-  ws.a.resize(N);
-  for (int y = 0; y < H; ++y) {
-    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
-    int32_t* t = &ws.a[static_cast<size_t>(y) * W];
-    int32_t acc = 0;
-    for (int x = 0; x <= std::min(R, W - 1); ++x) acc += row[x];
+    uint16_t* hb = &ws.hBinom[static_cast<size_t>(y) * W];
+    uint16_t* hx = &ws.hBox[static_cast<size_t>(y) * W];
+    hb[0] = static_cast<uint16_t>(3 * row[0] + row[1]);
+    for (int x = 1; x < W - 1; ++x) hb[x] = static_cast<uint16_t>(row[x - 1] + 2 * row[x] + row[x + 1]);
+    hb[W - 1] = static_cast<uint16_t>(row[W - 2] + 3 * row[W - 1]);
+    // interior: the full window, one shifted row at a time (vectorises)
+    std::fill(hx, hx + W, static_cast<uint16_t>(0));
+    for (int k = -R; k <= R; ++k) {
+      const uint8_t* src = row + k;
+      for (int x = R; x < W - R; ++x) hx[x] = static_cast<uint16_t>(hx[x] + src[x]);
+    }
+    // borders: the window shrunk to the image
     for (int x = 0; x < W; ++x) {
-      t[x] = acc;
-      if (x + R + 1 < W) acc += row[x + R + 1];
-      if (x - R >= 0) acc -= row[x - R];
+      if (x == R && W - R > R) x = W - R;
+      if (x >= W) break;
+      uint16_t acc = 0;
+      for (int k = std::max(0, x - R); k <= std::min(W - 1, x + R); ++k) acc = static_cast<uint16_t>(acc + row[k]);
+      hx[x] = acc;
     }
   }
-  ws.box.assign(N, 0);
-  {
-    std::vector<int32_t>& acc = ws.colAcc;
-    acc.assign(W, 0);
-    for (int y = 0; y <= std::min(R, H - 1); ++y) {
-      const int32_t* t = &ws.a[static_cast<size_t>(y) * W];
-      for (int x = 0; x < W; ++x) acc[x] += t[x];
-    }
-    for (int y = 0; y < H; ++y) {
-      int32_t* o = &ws.box[static_cast<size_t>(y) * W];
-      for (int x = 0; x < W; ++x) o[x] = acc[x];
-      if (y + R + 1 < H) {
-        const int32_t* t = &ws.a[static_cast<size_t>(y + R + 1) * W];
-        for (int x = 0; x < W; ++x) acc[x] += t[x];
-      }
-      if (y - R >= 0) {
-        const int32_t* t = &ws.a[static_cast<size_t>(y - R) * W];
-        for (int x = 0; x < W; ++x) acc[x] -= t[x];
-      }
-    }
-  }
-  // Response: how far the smoothed pixel stands out of its surround, in the dots' polarity (x16).
+  // Vertical passes: the smoothed image (x16) and the surround's sum, then the response: how far
+  // the smoothed pixel stands out of its surround's mean, in the dots' polarity (x16). The mean
+  // is a fixed-point multiply by 16/count (the count shrinks at the borders).
+  ws.smooth.resize(N);
   ws.resp.resize(N);
-  ws.invCount.resize(W);
+  ws.boxAcc.assign(W, 0);
+  ws.mult.resize(W);
+  for (int y = 0; y <= std::min(R, H - 1); ++y) {
+    const uint16_t* hx = &ws.hBox[static_cast<size_t>(y) * W];
+    for (int x = 0; x < W; ++x) ws.boxAcc[x] += hx[x];
+  }
   const int sign = p.dark ? -1 : 1;
   int32_t hist[kHistBins] = {0};
-  for (int x = 0; x < W; ++x) ws.invCount[x] = 16.0f / static_cast<float>(windowCount(x, W, R));
-  ws.rowInv.resize(W);
+  int lastCy = -1;
   for (int y = 0; y < H; ++y) {
-    const float invY = 1.0f / static_cast<float>(windowCount(y, H, R));
-    for (int x = 0; x < W; ++x) ws.rowInv[x] = invY * ws.invCount[x];
-    const int32_t* sm = &ws.smooth[static_cast<size_t>(y) * W];
-    const int32_t* b = &ws.box[static_cast<size_t>(y) * W];
+    const uint16_t* a = &ws.hBinom[static_cast<size_t>(std::max(0, y - 1)) * W];
+    const uint16_t* b = &ws.hBinom[static_cast<size_t>(y) * W];
+    const uint16_t* c = &ws.hBinom[static_cast<size_t>(std::min(H - 1, y + 1)) * W];
+    uint16_t* sm = &ws.smooth[static_cast<size_t>(y) * W];
+    for (int x = 0; x < W; ++x) sm[x] = static_cast<uint16_t>(a[x] + 2 * b[x] + c[x]);
+    const int cy = windowCount(y, H, R);
+    if (cy != lastCy) {
+      for (int x = 0; x < W; ++x) ws.mult[x] = static_cast<int32_t>(std::lround(16.0 * 65536.0 / (cy * windowCount(x, W, R))));
+      lastCy = cy;
+    }
+    const int32_t* box = ws.boxAcc.data();
+    const int32_t* mult = ws.mult.data();
     int16_t* o = &ws.resp[static_cast<size_t>(y) * W];
     for (int x = 0; x < W; ++x) {
-      const int32_t v = sign * (sm[x] - static_cast<int32_t>(static_cast<float>(b[x]) * ws.rowInv[x] + 0.5f));
-      o[x] = static_cast<int16_t>(v);  // |v| <= 16 * 255
+      const int32_t mean16 = (box[x] * mult[x] + 32768) >> 16;
+      o[x] = static_cast<int16_t>(sign * (static_cast<int32_t>(sm[x]) - mean16));
     }
     if (y % 3 == 2)
       for (int x = 2; x < W - 2; x += 3) ++hist[std::min(kHistBins - 1, std::abs(static_cast<int>(o[x])))];
+    // slide the surround down one row
+    if (y + R + 1 < H) {
+      const uint16_t* add = &ws.hBox[static_cast<size_t>(y + R + 1) * W];
+      for (int x = 0; x < W; ++x) ws.boxAcc[x] += add[x];
+    }
+    if (y - R >= 0) {
+      const uint16_t* sub = &ws.hBox[static_cast<size_t>(y - R) * W];
+      for (int x = 0; x < W; ++x) ws.boxAcc[x] -= sub[x];
+    }
   }
   // Noise floor: the median absolute response (most pixels are not dots).
   int32_t noise = 0;
@@ -153,6 +152,15 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
     const int16_t* r1 = &ws.resp[static_cast<size_t>(y) * W];
     const int16_t* r2 = &ws.resp[static_cast<size_t>(y + 1) * W];
     for (int x = 1; x < W - 1; ++x) {
+      // most of a row is below the floor: skip it 16 pixels at a time (a vectorised max)
+      if ((x & 15) == 1 && x + 16 < W - 1) {
+        int16_t m = r1[x];
+        for (int k = 1; k < 16; ++k) m = std::max(m, r1[x + k]);
+        if (m < thr) {
+          x += 15;
+          continue;
+        }
+      }
       const int16_t v = r1[x];
       if (v < thr) continue;
       // strict on one side, non-strict on the other: a plateau of two gives one maximum
@@ -164,9 +172,9 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
       // Hessian of the smoothed image must curve both ways alike (eigenvalue ratio below
       // kMaxCurvatureRatio), the test SIFT uses against edge responses.
       {
-        const int32_t* s0 = &ws.smooth[static_cast<size_t>(y - 1) * W];
-        const int32_t* s1 = &ws.smooth[static_cast<size_t>(y) * W];
-        const int32_t* s2 = &ws.smooth[static_cast<size_t>(y + 1) * W];
+        const uint16_t* s0 = &ws.smooth[static_cast<size_t>(y - 1) * W];
+        const uint16_t* s1 = &ws.smooth[static_cast<size_t>(y) * W];
+        const uint16_t* s2 = &ws.smooth[static_cast<size_t>(y + 1) * W];
         const float dxx = static_cast<float>(sign * (s1[x - 1] + s1[x + 1] - 2 * s1[x]));
         const float dyy = static_cast<float>(sign * (s0[x] + s2[x] - 2 * s1[x]));
         const float dxy = 0.25f * static_cast<float>(sign * (s2[x + 1] + s0[x - 1] - s0[x + 1] - s2[x - 1]));

@@ -228,6 +228,7 @@ void extentHypotheses(const LatticeFit& f, std::vector<Extent>& out) {
 
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
+constexpr double kPeaksPixelsDark = 160000;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
 constexpr int kReach = 24;
@@ -236,7 +237,7 @@ constexpr int kReach = 24;
 // can stop the lattice's growth short of the symbol's end): every grid line up to kReach beyond
 // the lattice that holds a clear dot (sampled value >= 0.7) followed by one without, at most
 // kMaxEnds per side, nearest first. `all` is sampled from (r0, c0).
-constexpr int kMaxEnds = 4;
+constexpr int kMaxEnds = 3;
 void candidateEnds(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int dir,
                    std::vector<int>& ends) {
   ends.clear();
@@ -607,7 +608,7 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
 #endif
       // bounded work, as for the other region passes: an empty frame must not pay a whole-frame
       // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
-      double budget = kPeaksPixels;
+      double budget = pass->dark ? kPeaksPixelsDark : kPeaksPixels;
       std::vector<Rect>& spilled = pass->dark ? spillPeaksDark : spillPeaksLight;
       for (size_t ri = 0; ri < regions.size(); ++ri) {
         if (found || stop) return;
@@ -724,35 +725,43 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   DotGrid grid;
   runAllPasses(image, options, deadline, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     extentHypotheses(cand.fit, hyps);
-    // Sample once over the widest extent, with kReach positions beyond the dots on every side
-    // (where the symbol may go on); each hypothesis is a window of it (a position's value does
-    // not depend on the window).
-    const int r0 = cand.fit.rowMin - 1 - kReach, c0 = cand.fit.colMin - 1 - kReach;
-    const int nr = cand.fit.rowMax - cand.fit.rowMin + 3 + 2 * kReach, nc = cand.fit.colMax - cand.fit.colMin + 3 + 2 * kReach;
+    // A short wide symbol whose lattice (small dots: the peaks pass) stopped short along its
+    // long axis (glare, blur or a crease broke the growth) may go on up to kReach positions:
+    // the extents that end where the sampled grid's dots end follow the lattice's own.
+    const LatticeFit& f = cand.fit;
+    const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+    const bool alongCols = W >= H;
+    const bool reach = pass.peaks && std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
+    // Sample once over the widest extent; each hypothesis is a window of it (a position's value
+    // does not depend on the window).
+    const int mr = reach && !alongCols ? kReach : 1, mc = reach && alongCols ? kReach : 1;
+    const int r0 = f.rowMin - 1 - mr, c0 = f.colMin - 1 - mc;
+    const int nr = H + 2 + 2 * mr, nc = W + 2 + 2 * mc;
     const DotGrid all = sampleGrid(cand.ctx, cand.fit, r0, nr, c0, nc);
-    {
-      // A short wide symbol whose lattice stopped short along its long axis: the extents that
-      // end where the sampled grid's dots end, after the lattice's own hypotheses.
-      const LatticeFit& f = cand.fit;
-      const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
-      const bool alongCols = W >= H;
-      if (std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W)) {
-        std::vector<int> lo, hi;
-        candidateEnds(all, r0, c0, cand.ctx.parity, f, alongCols, -1, lo);
-        candidateEnds(all, r0, c0, cand.ctx.parity, f, alongCols, 1, hi);
-        lo.insert(lo.begin(), alongCols ? f.colMin : f.rowMin);
-        hi.insert(hi.begin(), alongCols ? f.colMax : f.rowMax);
-        std::vector<Extent> more;
-        for (int a : lo)
-          for (int b : hi) {
-            if (a == lo[0] && b == hi[0]) continue;  // the lattice's own box: tried above
-            LatticeFit box = f;
-            (alongCols ? box.colMin : box.rowMin) = a;
-            (alongCols ? box.colMax : box.rowMax) = b;
-            extentHypotheses(box, more);
-            hyps.insert(hyps.end(), more.begin(), more.end());
+    if (reach) {
+      std::vector<int> lo, hi;
+      candidateEnds(all, r0, c0, cand.ctx.parity, f, alongCols, -1, lo);
+      candidateEnds(all, r0, c0, cand.ctx.parity, f, alongCols, 1, hi);
+      lo.insert(lo.begin(), alongCols ? f.colMin : f.rowMin);
+      hi.insert(hi.begin(), alongCols ? f.colMax : f.rowMax);
+      for (int a : lo)
+        for (int b : hi) {
+          if (a == lo[0] && b == hi[0]) continue;  // the lattice's own box: tried above
+          Extent e{f.rowMin, H, f.colMin, W};
+          (alongCols ? e.colMin : e.rowMin) = a;
+          (alongCols ? e.cols : e.rows) = b - a + 1;
+          // H+W must be odd: else the short side is one short (a lost edge line), either end
+          if (((e.rows + e.cols) & 1) == 1) {
+            hyps.push_back(e);
+          } else {
+            Extent e1 = e, e2 = e;
+            (alongCols ? e1.rows : e1.cols) += 1;
+            (alongCols ? e2.rows : e2.cols) += 1;
+            (alongCols ? e2.rowMin : e2.colMin) -= 1;
+            hyps.push_back(e1);
+            hyps.push_back(e2);
           }
-      }
+        }
     }
     for (const Extent& e : hyps) {
       if (Clock::now() > deadline) return -1;
