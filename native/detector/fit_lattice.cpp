@@ -82,52 +82,6 @@ void reduce(Basis& b) {
   }
 }
 
-// The pair of common neighbour vectors that puts most vectors on integer lattice coordinates.
-bool voteBasis(const std::vector<Vec>& vs, Basis& out) {
-  struct Group {
-    float x, y;
-    int n;
-  };
-  std::vector<Group> groups;
-  for (const Vec& v : vs) {
-    const float len = std::sqrt(v.x * v.x + v.y * v.y);
-    bool joined = false;
-    for (Group& g : groups) {
-      const float gx = g.x / g.n, gy = g.y / g.n;
-      if (std::hypot(v.x - gx, v.y - gy) < 0.15f * len + 0.5f) {
-        g.x += v.x;
-        g.y += v.y;
-        ++g.n;
-        joined = true;
-        break;
-      }
-    }
-    if (!joined && groups.size() < 64) groups.push_back({v.x, v.y, 1});
-  }
-  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.n > b.n; });
-  if (groups.size() > 8) groups.resize(8);
-  int bestScore = 0;
-  for (size_t i = 0; i < groups.size(); ++i)
-    for (size_t j = i + 1; j < groups.size(); ++j) {
-      if (groups[i].n < 3 || groups[j].n < 3) continue;
-      const Basis b{groups[i].x / groups[i].n, groups[i].y / groups[i].n, groups[j].x / groups[j].n, groups[j].y / groups[j].n};
-      const float la = b.la(), lb = b.lb();
-      if (la > 1.7f * lb || lb > 1.7f * la || std::fabs(b.det()) < 0.5f * la * lb) continue;
-      int score = 0;
-      for (const Vec& v : vs) {
-        float u, w;
-        if (!b.solve(v.x, v.y, u, w)) break;
-        if (std::fabs(u) > 3.2f || std::fabs(w) > 3.2f) continue;
-        if (std::fabs(u - std::round(u)) < 0.2f && std::fabs(w - std::round(w)) < 0.2f) ++score;
-      }
-      if (score > bestScore) {
-        bestScore = score;
-        out = b;
-      }
-    }
-  return bestScore * 20 >= static_cast<int>(vs.size()) * 7;
-}
-
 // Estimates the diagonal basis from the neighbour vectors of the cluster.
 bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
                    float dmed, Basis& out) {
@@ -256,12 +210,7 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
     return true;
   };
   Vec va, vb;
-  if (peakVector(p1, va) && peakVector(p2, vb) && refine(Basis{va.x, va.y, vb.x, vb.y})) return true;
-  // The two strongest directions were not the lattice's (text, noise or a second pattern
-  // beside a short symbol outweighed it): vote instead among the commonest neighbour vectors,
-  // every plausible pair scored by how many vectors it explains.
-  Basis voted;
-  return voteBasis(vs, voted) && refine(voted);
+  return peakVector(p1, va) && peakVector(p2, vb) && refine(Basis{va.x, va.y, vb.x, vb.y});
 }
 
 // Above this share of dots with all four diagonal neighbours, a cluster is a texture.

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 
 #include "detector/detector_internal.h"
 #include "detector/dotcode_reader.h"
@@ -229,6 +228,10 @@ void extentHypotheses(const LatticeFit& f, std::vector<Extent>& out) {
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
 constexpr double kPeaksPixelsDark = 160000;
+// At most this many regions per polarity (the likelier first), and the half-resolution search
+// only on regions of at least kHalfMin pixels a side (a symbol of dots 4+ px wide is larger).
+constexpr int kPeaksRegions = 14;
+constexpr int kHalfMin = 64;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
 constexpr int kReach = 24;
@@ -613,6 +616,7 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
       for (size_t ri = 0; ri < regions.size(); ++ri) {
         if (found || stop) return;
         const Rect r = regions[ri];
+        if (static_cast<int>(ri) >= kPeaksRegions) break;
         const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
         if (area > budget) continue;
         budget -= area;
@@ -620,7 +624,7 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
         run(crop, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
         // Dots of 4+ px have several maxima of the small centre-surround filter (their rims); at
         // half resolution the same filter fits them (a quarter of the work).
-        if (found || stop || crop.width < 16 || crop.height < 16) continue;
+        if (found || stop || crop.width < kHalfMin || crop.height < kHalfMin) continue;
         GreyImage half;
         downsample2(crop, workspace().half, half);
         run(half, *pass, Frame{0.5f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
