@@ -264,3 +264,86 @@ TEST("detector stages: blank, noise and stripes give no lattice") {
     for (int x = 0; x < 640; ++x) img[y * 640 + x] = ((x / 3) & 1) ? 20 : 230;
   CHECK(dc::readDotCodes(gi, {}).empty());
 }
+
+namespace {
+
+// 3x3 box blur, in place (camera blur at small module sizes merges neighbouring dots).
+void boxBlur(std::vector<uint8_t>& img, int w, int h) {
+  std::vector<uint8_t> src = img;
+  for (int y = 1; y < h - 1; ++y)
+    for (int x = 1; x < w - 1; ++x) {
+      int s = 0;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) s += src[static_cast<size_t>(y + dy) * w + x + dx];
+      img[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(s / 9);
+    }
+}
+
+// A tobacco-pack print: light dots a few grey levels above a small dark panel that sits on a
+// light pack, 3 px per module, blurred, with light text strokes printed right below the symbol.
+struct PackScene {
+  std::vector<uint8_t> img;
+  int w = 0, h = 0;
+};
+PackScene packScene(const Matrix& mx, double module, double angle) {
+  RenderSpec s;
+  s.module = module;
+  s.dot = 0.7;
+  s.angle = angle;
+  s.inverted = true;
+  s.ground = 185;  // panel 70 after inversion
+  s.ink = 120;     // dots 135
+  PackScene p;
+  p.w = s.width = static_cast<int>(std::max(mx.rows, mx.cols) * module * 1.6) + 40;
+  p.h = s.height = p.w;
+  p.img = render(mx, s);
+  // the light pack around the panel (the panel reaches 2 modules beyond the symbol)
+  const double th = angle * 3.14159265358979 / 180, cs = std::cos(th), sn = std::sin(th);
+  const double halfW = (mx.cols / 2.0 + 2) * module, halfH = (mx.rows / 2.0 + 6) * module;
+  for (int y = 0; y < p.h; ++y)
+    for (int x = 0; x < p.w; ++x) {
+      const double dx = x + 0.5 - p.w / 2.0, dy = y + 0.5 - p.h / 2.0;
+      const double u = cs * dx + sn * dy, v = -sn * dx + cs * dy;
+      uint8_t& px = p.img[static_cast<size_t>(y) * p.w + x];
+      if (std::fabs(u) > halfW || v < -(mx.rows / 2.0 + 2) * module || v > halfH) {
+        px = 200;
+      } else if (v > (mx.rows / 2.0 + 1.5) * module && v < (mx.rows / 2.0 + 5) * module) {
+        // text: light strokes of one module, four modules apart
+        const double t = std::fmod(u + halfW, 4 * module);
+        if (t < module) px = 150;
+      }
+    }
+  boxBlur(p.img, p.w, p.h);
+  return p;
+}
+
+}  // namespace
+
+TEST("detector: small light dots on a dark pack panel beside text are read (peaks pass)") {
+  auto ms = loadMatrices();
+  REQUIRE(ms.size() >= 20);
+  int read = 0, tried = 0;
+  for (size_t i = 0; i < ms.size() && tried < 6; i += 7) {
+    const Matrix& mx = ms[i];
+    if (mx.rows * mx.cols > 1200) continue;
+    ++tried;
+    dc::DotGrid truth;
+    truth.rows = mx.rows;
+    truth.cols = mx.cols;
+    for (const std::string& row : mx.m)
+      for (char ch : row) truth.value.push_back(ch == '1' ? 1.0f : 0.0f);
+    const auto expected = dc::decodeDotGrid(truth);
+    REQUIRE(expected.has_value());
+    PackScene p = packScene(mx, 3.0, 11.0 + 23.0 * static_cast<double>(tried));
+    dc::GreyImage gi{p.img.data(), p.w, p.h, p.w};
+    dc::ReadOptions opt;
+    opt.timeBudgetMs = 2000;
+    const auto results = dc::readDotCodes(gi, opt);
+    for (const auto& r : results) {
+      CHECK(r.symbol.bytes == expected->bytes);  // never a misread
+      if (r.symbol.bytes == expected->bytes) ++read;
+    }
+  }
+  REQUIRE(tried >= 4);
+  CHECK(read >= tried - 1);
+}
