@@ -57,6 +57,7 @@ export interface Metrics {
   scans: client.Counter<'source' | 'outcome'>;
   storeErrors: client.Counter;
   liveFrames: client.Counter<'outcome'>;
+  escapedErrors: client.Counter;
 }
 
 export interface AppDeps {
@@ -105,6 +106,7 @@ export function createMetrics(): Metrics {
     scans: new client.Counter({ name: 'dotcode_scans_total', help: 'Scans counted against quotas, by outcome', labelNames: ['source', 'outcome'], ...reg }),
     storeErrors: new client.Counter({ name: 'dotcode_store_errors_total', help: 'Requests answered 503 because the store was unreachable', ...reg }),
     liveFrames: new client.Counter({ name: 'dotcode_live_frames_total', help: 'Live socket frames by outcome', labelNames: ['outcome'], ...reg }),
+    escapedErrors: new client.Counter({ name: 'dotcode_escaped_errors_total', help: 'Errors that escaped every request handler (logged; the server kept running)', ...reg }),
   };
 }
 
@@ -122,6 +124,15 @@ function securityHeaders(ctx: Koa.Context, tls: boolean): void {
 export function createApp(deps: AppDeps, modules: ServerModule[], opts: { tls?: boolean } = {}): App {
   const koa = new Koa();
   koa.proxy = false;
+  // Errors Koa reports outside the request flow (a response stream that fails, a client that
+  // disconnects during a download). Koa's default prints a raw stack to stderr, outside the JSON
+  // log: log them as JSON, and a client going away is not an error of ours.
+  koa.on('error', (err: Error & { code?: string }, ctx?: Koa.Context) => {
+    const gone = err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE';
+    const o = { err: gone ? err.code : err.stack ?? String(err), url: ctx ? safeUrl(ctx.url) : undefined };
+    if (gone) logger.info(o, 'client went away before the answer was sent');
+    else logger.error(o, 'error while sending an answer');
+  });
   const router = new Router();
   const upgrades = new Map<string, UpgradeHandler>();
   const closers: (() => Promise<void> | void)[] = [];

@@ -25,7 +25,7 @@ const decodeResponses = (v2: boolean) => ({
     content: { 'application/json': { schema: v2 ? ref('DecodeResultV2') : ref('DecodeResult') } },
   },
   400: error('Not a readable image (empty body, no `file` field, not PNG/JPEG by content, corrupt image) or a bad query parameter. Costs nothing.',
-    ['empty_body', 'missing_file', 'empty_file', 'bad_multipart', 'unsupported_image', 'unreadable_image', 'invalid_format', 'invalid_gs1', 'invalid_parameter', 'invalid_idempotency_key'], rateHeaders),
+    ['empty_body', 'incomplete_body', 'missing_file', 'empty_file', 'bad_multipart', 'unsupported_image', 'unreadable_image', 'invalid_format', 'invalid_gs1', 'invalid_parameter', 'invalid_idempotency_key'], rateHeaders),
   401: error('Missing or wrong API key (a stray space or newline makes it wrong). Costs nothing.', ['missing_api_key', 'invalid_api_key']),
   402: {
     ...error('The quota of the period is spent: hard stop, no overage. The body also carries `quota`, `used`, `remaining` and `resets_on`.', ['quota_exhausted'], rateHeaders),

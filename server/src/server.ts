@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { App, AppDeps, createApp, createMetrics, DEFAULT_CONFIG, ServerConfig, ServerModule, SupplierInfo } from './app';
 import { Engine, sdkEngine } from './engine';
 import { createLogger, Logger } from './logger';
+import { guardProcess } from './guard';
 import { modules as defaultModules } from './modules';
 import { openStore } from './store';
 import { unwatchRawApiKeys, watchRawApiKeys } from './rawkeys';
@@ -32,6 +33,8 @@ export interface StartOptions {
   logFile?: string;
   now?: () => number;
   modules?: ServerModule[];
+  /** `dotcode serve`: log an error that escapes every handler instead of exiting (guard.ts) */
+  guardProcess?: boolean;
 }
 
 export interface RunningServer {
@@ -80,6 +83,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     supplier: supplierFromDataDir(o.dataDir),
     metrics: createMetrics(),
   };
+  const unguard = o.guardProcess ? guardProcess(logger, deps.metrics.escapedErrors) : null;
   const app = createApp(deps, o.modules ?? defaultModules, { tls });
   const handler = app.koa.callback();
   const server = tls
@@ -124,6 +128,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
         server.closeIdleConnections();
       });
       if (!o.store) await store.close();
+      unguard?.();
     },
   };
 }

@@ -65,7 +65,7 @@ export async function runServe(argv: string[]): Promise<number> {
       port, host: str(p, 'host') ?? '127.0.0.1', dataDir: dataDir(p), redisUrl: redisUrl(p),
       redisPrefix: str(p, 'redis-prefix') ?? process.env.DOTCODE_REDIS_PREFIX,
       tlsCert: str(p, 'tls-cert'), tlsKey: str(p, 'tls-key'),
-      config,
+      config, guardProcess: true,
     });
   } catch (e) {
     process.stderr.write(`dotcode serve: cannot start: ${(e as Error).message}\n`);
