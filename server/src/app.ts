@@ -25,8 +25,15 @@ export interface ServerConfig {
   sdkLeaseMs: number;
   /** a live socket answers frame_dropped when more than this many frames wait */
   liveMaxQueued: number;
-  /** this server's public URL (stamped into downloaded SDKs); '' = derive from the request */
+  /**
+   * this server's public URL, stamped into downloaded SDKs: `--public-url`, or derived once from
+   * the listening address at start (server.ts); never taken from a request's Host header
+   */
   publicUrl: string;
+  /** SDK downloads per licence: `limit` per `windowMs` (each may cost a tarball build) */
+  downloadRateLimit: { limit: number; windowMs: number };
+  /** stamped SDK tarballs kept in <data>/sdk-cache (the oldest go first) */
+  sdkCacheMax: number;
   /** the data folder (supplier keys, SQLite file, SDK tarball cache) */
   dataDir: string;
   /** the SDK package folder that /v1/sdk/download packs */
@@ -41,6 +48,8 @@ export const DEFAULT_CONFIG: Omit<ServerConfig, 'dataDir' | 'sdkPackageDir'> = {
   sdkLeaseMs: 30 * 24 * 3600 * 1000,
   liveMaxQueued: 1,
   publicUrl: '',
+  downloadRateLimit: { limit: 20, windowMs: 3600_000 },
+  sdkCacheMax: 4,
 };
 
 /** The supplier's public key, when `admin init` has been run on the data folder. */

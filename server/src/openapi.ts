@@ -138,8 +138,9 @@ export function openapiDocument(): Record<string, unknown> {
           summary: 'Download the SDK package stamped for this supplier', operationId: 'sdkDownload',
           parameters: [{ name: 'key', in: 'query', required: true, schema: { type: 'string' }, description: 'Licence key with the `sdk` feature.' }],
           responses: {
-            200: { description: 'The npm tarball dotcode-sdk-<version>.tgz.', headers: { 'Content-Disposition': hdr('Content-Disposition') }, content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } } },
+            200: { description: 'The npm tarball dotcode-sdk-<version>.tgz, stamped with the URL fixed at start (--public-url), never the request\'s Host.', headers: { 'Content-Disposition': hdr('Content-Disposition') }, content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } } },
             ...licenseErrors,
+            429: error('Download budget of this licence spent (DOTCODE_DOWNLOAD_LIMIT, default 20 per hour).', ['rate_limited'], ['Retry-After']),
           },
         },
       },

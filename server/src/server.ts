@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import * as os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { App, AppDeps, createApp, createMetrics, DEFAULT_CONFIG, ServerConfig, ServerModule, SupplierInfo } from './app';
@@ -67,6 +68,13 @@ export function supplierFromDataDir(dataDir: string): SupplierInfo {
   };
 }
 
+/** The listening address as a URL; a wildcard address becomes this machine's host name. */
+function derivedPublicUrl(tls: boolean, addr: AddressInfo): string {
+  const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
+  const host = wildcard ? os.hostname() : addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return `${tls ? 'https' : 'http'}://${host}:${addr.port}`;
+}
+
 export async function startServer(o: StartOptions): Promise<RunningServer> {
   const logger = o.logger ?? createLogger({ file: o.logFile });
   const store = o.store ?? await openStore({ dataDir: o.dataDir, redisUrl: o.redisUrl, redisPrefix: o.redisPrefix, tolerateDown: true });
@@ -114,6 +122,12 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `${tls ? 'https' : 'http'}://${host}:${addr.port}`;
+  if (!config.publicUrl) {
+    // Once, here: the URL stamped into downloaded SDKs never comes from a request's Host header
+    // (a client could stamp any address into a tarball, and force a new build per Host).
+    config.publicUrl = derivedPublicUrl(tls, addr);
+    logger.warn({ public_url: config.publicUrl }, 'no --public-url given: downloaded SDKs will report to this address');
+  }
   logger.info({ url, store: store.kind }, 'dotcode api listening');
   return {
     url, port: addr.port, server, app, deps,

@@ -58,6 +58,9 @@ export async function runServe(argv: string[]): Promise<number> {
   const rl = /^(\d+)\/(\d+)$/.exec(process.env.DOTCODE_RATE_LIMIT ?? '');
   const config: Partial<ServerConfig> = {};
   if (rl) config.rateLimit = { limit: Number(rl[1]), windowMs: Number(rl[2]) };
+  // DOTCODE_DOWNLOAD_LIMIT="N/MS": SDK downloads per licence (default 20 per hour)
+  const dl = /^(\d+)\/(\d+)$/.exec(process.env.DOTCODE_DOWNLOAD_LIMIT ?? '');
+  if (dl) config.downloadRateLimit = { limit: Number(dl[1]), windowMs: Number(dl[2]) };
   if (str(p, 'public-url')) config.publicUrl = str(p, 'public-url')!;
   let running;
   try {

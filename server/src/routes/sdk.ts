@@ -72,10 +72,6 @@ function str(body: Record<string, unknown>, name: string, required: boolean, max
   return v;
 }
 
-function publicUrl(deps: AppDeps, ctx: Koa.Context): string {
-  return deps.config.publicUrl || `${ctx.protocol}://${ctx.host}`;
-}
-
 export const sdkModule: ServerModule = {
   name: 'sdk',
   register({ router, deps }) {
@@ -117,10 +113,20 @@ export const sdkModule: ServerModule = {
 
     router.get('/v1/sdk/download', async (ctx) => {
       const key = typeof ctx.query.key === 'string' ? ctx.query.key : undefined;
-      await checkLicense(deps, key, 'sdk');
+      const lic = await checkLicense(deps, key, 'sdk');
+      // a download may cost a tarball build (about 0.6 s of CPU): a budget per licence
+      const { limit, windowMs } = deps.config.downloadRateLimit;
+      const rate = await deps.store.rateHit(`download:${lic.lid}`, limit, windowMs, deps.now());
+      if (!rate.allowed) {
+        const retry = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
+        throw new ApiError(429, 'rate_limited', `Too many downloads for this licence (limit ${limit} per ${Math.round(windowMs / 60_000)} min); retry after ${retry} s.`,
+          {}, { 'Retry-After': retry });
+      }
       const pem = deps.supplier.publicKeyPem();
       if (!pem) throw new ApiError(503, 'supplier_not_initialised', 'This server has no supplier key yet.', {}, { 'Retry-After': '60' });
-      const t = await stampedSdkTarball(deps.config.sdkPackageDir, path.join(deps.config.dataDir, 'sdk-cache'), pem, publicUrl(deps, ctx));
+      // the URL is the one fixed at start (server.ts), never this request's Host header
+      const t = await stampedSdkTarball(deps.config.sdkPackageDir, path.join(deps.config.dataDir, 'sdk-cache'), pem, deps.config.publicUrl,
+        deps.config.sdkCacheMax);
       ctx.type = 'application/gzip';
       ctx.set('Content-Disposition', `attachment; filename="${t.filename}"`);
       ctx.length = fs.statSync(t.file).size;
