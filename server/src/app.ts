@@ -25,6 +25,10 @@ export interface ServerConfig {
   sdkLeaseMs: number;
   /** a live socket answers frame_dropped when more than this many frames wait */
   liveMaxQueued: number;
+  /** open /v1/live sockets per API key in this process (each may hold a few 8 MB frames) */
+  liveMaxSocketsPerKey: number;
+  /** take client addresses from X-Forwarded-For (only behind a load balancer that sets it) */
+  trustProxy: boolean;
   /**
    * this server's public URL, stamped into downloaded SDKs: `--public-url`, or derived once from
    * the listening address at start (server.ts); never taken from a request's Host header
@@ -47,6 +51,8 @@ export const DEFAULT_CONFIG: Omit<ServerConfig, 'dataDir' | 'sdkPackageDir'> = {
   idempotencyTtlMs: 24 * 3600 * 1000,
   sdkLeaseMs: 30 * 24 * 3600 * 1000,
   liveMaxQueued: 1,
+  liveMaxSocketsPerKey: 8,
+  trustProxy: false,
   publicUrl: '',
   downloadRateLimit: { limit: 20, windowMs: 3600_000 },
   sdkCacheMax: 4,
@@ -131,8 +137,10 @@ function securityHeaders(ctx: Koa.Context, tls: boolean): void {
 }
 
 export function createApp(deps: AppDeps, modules: ServerModule[], opts: { tls?: boolean } = {}): App {
-  const koa = new Koa();
-  koa.proxy = false;
+  // Behind a load balancer (--trust-proxy) the client address is the last one X-Forwarded-For
+  // names (the one the balancer added; earlier entries are whatever the client sent). Otherwise
+  // every customer would share the balancer's address, e.g. for the portal's sign-in limit.
+  const koa = new Koa({ proxy: !!deps.config.trustProxy, maxIpsCount: 1 });
   // Errors Koa reports outside the request flow (a response stream that fails, a client that
   // disconnects during a download). Koa's default prints a raw stack to stderr, outside the JSON
   // log: log them as JSON, and a client going away is not an error of ours.

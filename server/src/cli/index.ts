@@ -9,7 +9,7 @@ import type { ServerConfig } from '../app';
 
 interface Parsed { flags: Map<string, string | true>; positional: string[] }
 
-const BOOLEAN = new Set(['json', 'force', 'help']);
+const BOOLEAN = new Set(['json', 'force', 'help', 'trust-proxy']);
 
 function parse(argv: string[], allowed: string[]): Parsed {
   const flags = new Map<string, string | true>();
@@ -40,12 +40,15 @@ const dataDir = (p: Parsed) => path.resolve(str(p, 'data') ?? process.env.DOTCOD
 const redisUrl = (p: Parsed) => str(p, 'redis') ?? (process.env.REDIS_URL || undefined);
 
 const SERVE_HELP = `usage: dotcode serve [--port 8080] [--host 127.0.0.1] [--data DIR] [--redis URL] [--tls-cert F --tls-key F]
-  --data defaults to $DOTCODE_DATA or ./data; --redis to $REDIS_URL (else the SQLite store in the data folder)`;
+                     [--public-url URL] [--trust-proxy]
+  --data defaults to $DOTCODE_DATA or ./data; --redis to $REDIS_URL (else the SQLite store in the data folder)
+  --public-url: the address downloaded SDKs report to (default: the listening address)
+  --trust-proxy: behind a load balancer, take client addresses from X-Forwarded-For`;
 
 export async function runServe(argv: string[]): Promise<number> {
   let p: Parsed;
   try {
-    p = parse(argv, ['port', 'host', 'data', 'redis', 'tls-cert', 'tls-key', 'public-url', 'redis-prefix']);
+    p = parse(argv, ['port', 'host', 'data', 'redis', 'tls-cert', 'tls-key', 'public-url', 'redis-prefix', 'trust-proxy']);
     if (p.flags.has('help')) { process.stdout.write(SERVE_HELP + '\n'); return 0; }
     if (p.positional.length) throw new UsageError(`unexpected argument ${p.positional[0]}`);
     if (!!str(p, 'tls-cert') !== !!str(p, 'tls-key')) throw new UsageError('--tls-cert and --tls-key go together');
@@ -62,6 +65,7 @@ export async function runServe(argv: string[]): Promise<number> {
   const dl = /^(\d+)\/(\d+)$/.exec(process.env.DOTCODE_DOWNLOAD_LIMIT ?? '');
   if (dl) config.downloadRateLimit = { limit: Number(dl[1]), windowMs: Number(dl[2]) };
   if (str(p, 'public-url')) config.publicUrl = str(p, 'public-url')!;
+  if (p.flags.has('trust-proxy')) config.trustProxy = true;
   let running;
   try {
     running = await startServer({

@@ -8,6 +8,7 @@ import { ApiError } from '../errors';
 import type { AppDeps, ServerModule } from '../app';
 import { licenceState, verifyLicense, type LicenseFeature, type LicensePayload } from '../../../lib/license';
 import { stampedSdkTarball } from '../sdk-package';
+import { MAX_REPORT_SCANS } from '../../../lib/telemetry/limits';
 
 /**
  * Verifies a licence key against this server's supplier key and checks revocation, expiry (after
@@ -94,8 +95,9 @@ export const sdkModule: ServerModule = {
       const machineId = str(body, 'machine_id', true, 128);
       const reportId = str(body, 'report_id', true, 128);
       const scans = body.scans;
-      if (typeof scans !== 'number' || !Number.isSafeInteger(scans) || scans < 0) {
-        throw new ApiError(400, 'invalid_parameter', '"scans" must be a non-negative integer.');
+      // bounded: two reports of 2^53-1 made every sum in the portal wrong (issue 16)
+      if (typeof scans !== 'number' || !Number.isSafeInteger(scans) || scans < 0 || scans > MAX_REPORT_SCANS) {
+        throw new ApiError(400, 'invalid_parameter', `"scans" must be an integer from 0 to ${MAX_REPORT_SCANS}.`);
       }
       const now = deps.now();
       // A report is also the heartbeat: it renews the machine's seat lease, or takes a seat for
@@ -112,6 +114,9 @@ export const sdkModule: ServerModule = {
     });
 
     router.get('/v1/sdk/download', async (ctx) => {
+      if (Array.isArray(ctx.query.key)) {
+        throw new ApiError(400, 'invalid_parameter', 'Query parameter "key" is given more than once; give the licence key once.');
+      }
       const key = typeof ctx.query.key === 'string' ? ctx.query.key : undefined;
       const lic = await checkLicense(deps, key, 'sdk');
       // a download may cost a tarball build (about 0.6 s of CPU): a budget per licence

@@ -62,7 +62,13 @@ export class SqliteStore implements Store {
 
   /** `file`: the database path (its folder is created); ':memory:' for a private in-memory db */
   constructor(readonly file: string) {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ':memory:') {
+      // Customers, key hashes and licences live here: private to the server's user, as
+      // `admin init` makes the data folder, whichever command runs first (issue 16). An existing
+      // folder or file keeps the mode its owner gave it.
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      fs.closeSync(fs.openSync(file, 'a', 0o600)); // SQLite gives its -wal and -shm files this mode too
+    }
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // NORMAL is durable across process crashes in WAL mode (only an OS crash can lose the last
