@@ -30,6 +30,11 @@ export interface ServerConfig {
   /** take client addresses from X-Forwarded-For (only behind a load balancer that sets it) */
   trustProxy: boolean;
   /**
+   * pixels decoded at once (all customers; one customer), decodes one customer may have waiting,
+   * and when to recycle the engine's threads (budgeted-engine.ts)
+   */
+  decodeBudget: { pixels: number; perCustomer: number; maxWaiting: number; recycleAfterPixels: number; recycleIdleMs: number };
+  /**
    * this server's public URL, stamped into downloaded SDKs: `--public-url`, or derived once from
    * the listening address at start (server.ts); never taken from a request's Host header
    */
@@ -53,6 +58,8 @@ export const DEFAULT_CONFIG: Omit<ServerConfig, 'dataDir' | 'sdkPackageDir'> = {
   liveMaxQueued: 1,
   liveMaxSocketsPerKey: 8,
   trustProxy: false,
+  // one image at the pixel cap, plus room for other customers' ordinary images beside it
+  decodeBudget: { pixels: 48_000_000, perCustomer: 40_000_000, maxWaiting: 16, recycleAfterPixels: 8_000_000, recycleIdleMs: 2000 },
   publicUrl: '',
   downloadRateLimit: { limit: 20, windowMs: 3600_000 },
   sdkCacheMax: 4,

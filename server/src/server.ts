@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { App, AppDeps, createApp, createMetrics, DEFAULT_CONFIG, ServerConfig, ServerModule, SupplierInfo } from './app';
 import { Engine, sdkEngine } from './engine';
+import { budgetedEngine, type BudgetedEngine } from './budgeted-engine';
+import * as client from 'prom-client';
 import { createLogger, Logger } from './logger';
 import { guardProcess } from './guard';
 import { modules as defaultModules } from './modules';
@@ -68,6 +70,15 @@ export function supplierFromDataDir(dataDir: string): SupplierInfo {
   };
 }
 
+/** The decode budget in /metrics: pixels decoded now, the peak, decodes waiting, recycles. */
+function engineMetrics(m: ReturnType<typeof createMetrics>, e: BudgetedEngine): void {
+  const registers = [m.registry];
+  new client.Gauge({ name: 'dotcode_decode_pixels_in_flight', help: 'Pixels being decoded now', registers, collect() { this.set(e.gate.load.pixels); } });
+  new client.Gauge({ name: 'dotcode_decode_pixels_peak', help: 'Most pixels ever decoded at once by this process', registers, collect() { this.set(e.gate.peak); } });
+  new client.Gauge({ name: 'dotcode_decodes_waiting', help: 'Decodes waiting for the pixel budget', registers, collect() { this.set(e.gate.load.waiting); } });
+  new client.Gauge({ name: 'dotcode_engine_recycles', help: 'Engine thread recycles after large images', registers, collect() { this.set(e.recycles()); } });
+}
+
 /** The listening address as a URL; a wildcard address becomes this machine's host name. */
 function derivedPublicUrl(tls: boolean, addr: AddressInfo): string {
   const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
@@ -84,12 +95,18 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   await store.ping().catch((e: Error) => logger.warn({ err: e.message }, 'store not reachable yet; answering 503 until it is'));
   const tls = !!(o.tlsCert && o.tlsKey);
   const config: ServerConfig = { ...DEFAULT_CONFIG, dataDir: o.dataDir, sdkPackageDir: packageRoot(), ...o.config };
+  const metrics = createMetrics();
+  const b = config.decodeBudget;
+  const engine = budgetedEngine(o.engine ?? sdkEngine, {
+    budget: b.pixels, perTenant: b.perCustomer, maxWaiting: b.maxWaiting, recycleAfterPixels: b.recycleAfterPixels, recycleIdleMs: b.recycleIdleMs,
+  }, logger);
+  engineMetrics(metrics, engine);
   const deps: AppDeps = {
     store, logger, config,
-    engine: o.engine ?? sdkEngine,
+    engine,
     now: o.now ?? Date.now,
     supplier: supplierFromDataDir(o.dataDir),
-    metrics: createMetrics(),
+    metrics,
   };
   const unguard = o.guardProcess ? guardProcess(logger, deps.metrics.escapedErrors) : null;
   const app = createApp(deps, o.modules ?? defaultModules, { tls });
@@ -133,6 +150,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     url, port: addr.port, server, app, deps,
     async close(graceMs = 10_000) {
       await app.close();
+      engine.stop();
       // stop accepting; let requests in flight finish (their scans are already reserved) for up
       // to graceMs, then cut whatever is left
       await new Promise<void>((resolve) => {

@@ -89,7 +89,7 @@ export async function reserveAndDecode(deps: AppDeps, c: Customer, bytes: Buffer
   let result: DecodeResult;
   const t0 = process.hrtime.bigint();
   try {
-    result = await deps.engine.decode(bytes, { format: params.format, gs1: params.gs1 });
+    result = await deps.engine.decode(bytes, { format: params.format, gs1: params.gs1 }, c.id);
   } catch (err) {
     await back();
     throw err;
