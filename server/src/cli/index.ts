@@ -1,7 +1,7 @@
 // `dotcode serve` and `dotcode admin` (DESIGN.md 6). lib/cli dispatches to runServe/runAdmin.
 // Exit codes: 0 done, 1 failed, 2 usage error.
 import * as path from 'node:path';
-import { createCustomer, initKeys, issueLicense, revokeLicense, rotateApiKey, stamp, UsageError } from '../admin';
+import { createCustomer, initKeys, issueLicense, listCustomers, revokeLicense, rotateApiKey, stamp, UsageError } from '../admin';
 import { openStore, redactUrl } from '../store';
 import type { Store } from '../store/types';
 import { startServer } from '../server';
@@ -92,6 +92,7 @@ export async function runServe(argv: string[]): Promise<number> {
 const ADMIN_HELP = `usage:
   dotcode admin init [--data DIR] [--force]
   dotcode admin customer create --name N [--plan free] [--quota N] [--signup YYYY-MM-DD] [--json]
+  dotcode admin customer list [--json]
   dotcode admin license issue --org O --plan P --seats N --features sdk,scanner [--issued YYYY-MM-DD] [--expires YYYY-MM-DD | --days 365] [--url URL] [--json]
   dotcode admin license revoke ID
   dotcode admin apikey rotate CUSTOMER_ID [--json]
@@ -122,6 +123,17 @@ export async function runAdmin(argv: string[]): Promise<number> {
       const p = parse(argv.slice(2), [...common, 'name', 'plan', 'quota', 'signup']);
       const r = await withStore(p, (s) => createCustomer(s, { name: need(p, 'name'), plan: str(p, 'plan'), quota: int(p, 'quota'), signup: str(p, 'signup') }));
       print(p.flags.has('json'), r, `customer ${r.customer_id}\napi key (shown once, store it safely): ${r.api_key}`);
+      return 0;
+    }
+    if (a === 'customer' && b === 'list') {
+      const p = parse(argv.slice(2), common);
+      const rows = await withStore(p, (s) => listCustomers(s));
+      if (p.flags.has('json')) {
+        process.stdout.write(JSON.stringify(rows) + '\n');
+      } else {
+        const lines = rows.map((r) => [r.customer_id, r.plan, String(r.quota), r.signup, r.name].join('\t'));
+        process.stdout.write(['id\tplan\tquota\tsignup\tname', ...lines].join('\n') + '\n');
+      }
       return 0;
     }
     if (a === 'license' && b === 'issue') {

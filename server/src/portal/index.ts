@@ -80,6 +80,7 @@ async function licenceView(deps: AppDeps, key: string) {
   }
   const now = deps.now();
   const machines = await deps.store.listMachines(payload.lid);
+  const revoked = await deps.store.isRevoked(payload.lid);
   const inUse = { sdk: 0, scanner: 0 };
   const list = machines.map((m) => {
     const active = m.leaseUntil > now;
@@ -103,7 +104,8 @@ async function licenceView(deps: AppDeps, key: string) {
     license: {
       lid: payload.lid, org: payload.org, plan: payload.plan, seats: payload.seats, features: payload.features,
       iat: payload.iat, exp: payload.exp, grace_ends: payload.exp + GRACE_SECONDS,
-      state: licenceState(payload, now).state, revoked: await deps.store.isRevoked(payload.lid),
+      // revoked wins over the term: a revoked licence never reads as "valid" (docs/scanner.md)
+      state: revoked ? 'revoked' : licenceState(payload, now).state, revoked,
     },
     seats_in_use: inUse,
     quiet_after_hours: QUIET_AFTER_MS / 3600_000,

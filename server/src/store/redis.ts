@@ -254,6 +254,23 @@ export class RedisStore implements Store {
     });
   }
 
+  listCustomers(): Promise<Customer[]> {
+    return this.run(async () => {
+      // customers are few (one per company) and this is an operator's command: a SCAN is fine
+      const out: Customer[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.r.scan(cursor, 'MATCH', this.k('cust', '*'), 'COUNT', 500);
+        cursor = next;
+        for (const k of keys) {
+          const c = await this.getCustomer(k.slice(this.k('cust', '').length));
+          if (c) out.push(c);
+        }
+      } while (cursor !== '0');
+      return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+    });
+  }
+
   customerByKeyHash(hash: string): Promise<Customer | null> {
     return this.run(async () => {
       const id = await this.r.get(this.k('key', hash));

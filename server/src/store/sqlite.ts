@@ -119,6 +119,10 @@ export class SqliteStore implements Store {
     return this.run(() => toCustomer(this.db.prepare('SELECT * FROM customers WHERE id = ?').get(id) as CustomerRow | undefined));
   }
 
+  listCustomers(): Promise<Customer[]> {
+    return this.run(() => (this.db.prepare('SELECT * FROM customers ORDER BY created_at, id').all() as CustomerRow[]).map((r) => toCustomer(r)!));
+  }
+
   customerByKeyHash(hash: string): Promise<Customer | null> {
     return this.run(() => toCustomer(this.db.prepare('SELECT * FROM customers WHERE key_hash = ?').get(hash) as CustomerRow | undefined));
   }

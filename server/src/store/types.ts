@@ -103,6 +103,8 @@ export interface Store {
 
   createCustomer(c: NewCustomer, apiKeyHash: string, nowMs: number): Promise<void>;
   getCustomer(id: string): Promise<Customer | null>;
+  /** every customer, oldest first (`admin customer list`) */
+  listCustomers(): Promise<Customer[]>;
   /** the customer whose current API key hashes to `hash`, or null */
   customerByKeyHash(hash: string): Promise<Customer | null>;
   /** replaces the customer's key (the old one stops working at once); false if no such customer */
