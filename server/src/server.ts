@@ -121,6 +121,9 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   if (tls) server.on('secureConnection', (s) => watchRawApiKeys(s));
   else server.on('connection', (s) => watchRawApiKeys(s));
   server.on('upgrade', (req, socket, head) => {
+    // Node hands the raw socket over without its own error listener: a client that resets it
+    // before the answer is written would raise an 'error' nobody listens to (issue 16).
+    socket.on('error', () => socket.destroy());
     unwatchRawApiKeys(socket);
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     const h = app.upgrades.get(pathname);

@@ -4,6 +4,7 @@
 // real `dotcode serve` child, then checks the server is still alive, still answers, and charged
 // nothing.
 import * as assert from 'node:assert/strict';
+import * as net from 'node:net';
 import WebSocket from 'ws';
 import { DOTCODE_PNG, request } from '../../server/helpers';
 import { dropPlace, eachStore, newCustomer, openPlace, place, raw, serve, type Place, type Served } from './serve';
@@ -32,6 +33,9 @@ eachStore('hostile streams: a bad body ends the request, never the server', (sto
     assert.ok(s.alive(), `the server died:\n${s.stderr()}`);
     const h = await request(`${s.url}/healthz`);
     assert.equal(h.status, 200);
+    // serve's last-resort guard (server/src/guard.ts) must not be what kept it alive
+    const m = /^dotcode_escaped_errors_total (\d+)$/m.exec(String((await request(`${s.url}/metrics`)).body));
+    assert.equal(m?.[1], '0', `an error escaped its request:\n${s.stdout().split('\n').filter((l) => l.includes('escaped')).join('\n')}`);
     const u = await request(`${s.url}/v1/usage`, { headers: { 'X-API-Key': key } });
     assert.equal(u.body.used, 0, 'a refused upload was charged');
   }
@@ -66,6 +70,23 @@ eachStore('hostile streams: a bad body ends the request, never the server', (sto
     // chunked bodies cut inside a chunk, with a chunk-size line that lies
     await raw(s.port, `POST /v1/decode HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nTransfer-Encoding: chunked\r\n\r\nfffff\r\nabc`, { hangUp: true });
     await raw(s.port, `POST /v1/decode HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 300));
+    await healthyAndUnused();
+  });
+
+  it('web-socket upgrades reset by the client before the answer (unknown path, /v1/live, scanner): server alive', async () => {
+    const upgrade = (target: string) => new Promise<void>((resolve) => {
+      const sock = net.connect(s.port, '127.0.0.1', () => {
+        sock.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+        sock.resetAndDestroy();
+        resolve();
+      });
+      sock.on('error', () => resolve());
+    });
+    for (let i = 0; i < 20; i++) {
+      await Promise.all(['/nowhere', `/v1/live?api_key=${key}`, '/v1/scanner/live'].map(upgrade));
+    }
     await new Promise((r) => setTimeout(r, 300));
     await healthyAndUnused();
   });
