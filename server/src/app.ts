@@ -152,7 +152,8 @@ export function createApp(deps: AppDeps, modules: ServerModule[], opts: { tls?: 
   // disconnects during a download). Koa's default prints a raw stack to stderr, outside the JSON
   // log: log them as JSON, and a client going away is not an error of ours.
   koa.on('error', (err: Error & { code?: string }, ctx?: Koa.Context) => {
-    const gone = err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE';
+    const gone = err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE'
+      || err.code === 'ECONNABORTED' || (err.code ?? '').startsWith('HPE_'); // a client that sent a broken request and left
     const o = { err: gone ? err.code : err.stack ?? String(err), url: ctx ? safeUrl(ctx.url) : undefined };
     if (gone) logger.info(o, 'client went away before the answer was sent');
     else logger.error(o, 'error while sending an answer');

@@ -59,13 +59,15 @@ function readRaw(req: IncomingMessage, max: number): Promise<Buffer> {
       if (size === 0) reject(new ApiError(400, 'empty_body', 'The request body is empty: send the image bytes, or a multipart form with the image in field "file".'));
       else resolve(Buffer.concat(chunks, size));
     });
-    req.on('error', (e) => { if (!done) { done = true; reject(e); } });
-    // a client that goes away mid-body: settle now, or the request would wait forever
-    req.on('close', () => {
+    // a client that goes away mid-body ('aborted' error, or a close before the end): settle now,
+    // or the request would wait forever; it is the client's failure, not a 500 of ours
+    const cut = () => {
       if (done || req.complete) return;
       done = true;
       reject(new ApiError(400, 'incomplete_body', 'The upload was cut off before the body ended.'));
-    });
+    };
+    req.on('error', cut);
+    req.on('close', cut);
   });
 }
 
@@ -107,7 +109,7 @@ function readMultipart(req: IncomingMessage, max: number): Promise<Buffer> {
     });
     bb.on('error', (e: Error) => fail(badForm(e)));
     // a client that goes away mid-upload: settle now, or the request would wait forever
-    req.on('error', (e: Error) => fail(badForm(e)));
+    req.on('error', () => fail(new ApiError(400, 'bad_multipart', 'The upload was cut off before the form ended.')));
     req.on('close', () => { if (!req.complete) fail(new ApiError(400, 'bad_multipart', 'The upload was cut off before the form ended.')); });
     bb.on('close', () => {
       if (settled) return;

@@ -30,10 +30,16 @@ const MAX_BODY = 16 * 1024;
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new ApiError(413, 'body_too_large', 'The sign-in body is limited to 16 KB.');
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY) throw new ApiError(413, 'body_too_large', 'The sign-in body is limited to 16 KB.');
+      chunks.push(chunk as Buffer);
+    }
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    // the client went away mid-body: its request, not the service, failed (not a 500)
+    throw new ApiError(400, 'bad_request', 'The request body was cut off before it ended.');
   }
   try {
     const v = JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -49,10 +49,16 @@ function licenseFromHeader(ctx: Koa.Context): string | undefined {
 async function readJson(ctx: Koa.Context, max = 16 * 1024): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const c of ctx.req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > max) throw new ApiError(413, 'payload_too_large', `The JSON body is over ${max} bytes.`);
-    chunks.push(c);
+  try {
+    for await (const c of ctx.req as AsyncIterable<Buffer>) {
+      size += c.length;
+      if (size > max) throw new ApiError(413, 'payload_too_large', `The JSON body is over ${max} bytes.`);
+      chunks.push(c);
+    }
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    // the client went away mid-body: its request, not the service, failed (not a 500)
+    throw new ApiError(400, 'invalid_json', 'The request body was cut off before it ended.');
   }
   try {
     const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;

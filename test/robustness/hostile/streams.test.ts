@@ -36,6 +36,10 @@ eachStore('hostile streams: a bad body ends the request, never the server', (sto
     // serve's last-resort guard (server/src/guard.ts) must not be what kept it alive
     const m = /^dotcode_escaped_errors_total (\d+)$/m.exec(String((await request(`${s.url}/metrics`)).body));
     assert.equal(m?.[1], '0', `an error escaped its request:\n${s.stdout().split('\n').filter((l) => l.includes('escaped')).join('\n')}`);
+    // a client's broken or abandoned request is its failure, not the service's: no error-level log
+    // line (those page an operator), no 500
+    const errors = s.stdout().split('\n').filter((l) => l.includes('"level":50') || l.includes('"status":500'));
+    assert.deepEqual(errors, [], 'logged as a service error');
     const u = await request(`${s.url}/v1/usage`, { headers: { 'X-API-Key': key } });
     assert.equal(u.body.used, 0, 'a refused upload was charged');
   }
