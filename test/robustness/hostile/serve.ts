@@ -43,7 +43,10 @@ export function serve(p: Place, args: string[] = [], env: Record<string, string>
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // a test that fails before its `after` hook stops the server must not leave it running
+  const reap = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); };
+  process.once('exit', reap);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { process.off('exit', reap); resolve(); }));
   const served = (url: string): Served => ({
     url, port: Number(new URL(url).port), child,
     stdout: () => out, stderr: () => err,
