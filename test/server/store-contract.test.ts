@@ -22,6 +22,13 @@ forEachStore('store contract', (kind) => {
     assert.equal(await store.getCustomer('nope'), null);
   });
 
+  it('lists every customer, oldest first', async () => {
+    assert.deepEqual(await store.listCustomers(), []);
+    await store.createCustomer({ id: 'c2', name: 'Later', plan: 'custom', quota: 5, signup: '2025-03-10' }, hashApiKey(newApiKey()), T0 + 1000);
+    await store.createCustomer({ id: 'c1', name: 'First', plan: 'free', quota: 500, signup: '2025-03-10' }, hashApiKey(newApiKey()), T0);
+    assert.deepEqual((await store.listCustomers()).map((c) => [c.id, c.name, c.plan, c.quota]), [['c1', 'First', 'free', 500], ['c2', 'Later', 'custom', 5]]);
+  });
+
   it('rotating a key retires the old one at once', async () => {
     const k1 = newApiKey(), k2 = newApiKey();
     await store.createCustomer({ id: 'c1', name: 'A', plan: 'free', quota: 5, signup: '2025-01-01' }, hashApiKey(k1), T0);
