@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { machineIdentity, MachineIdentity } from './identity';
 import { tlsSettings } from './tls';
+import { MAX_REPORT_SCANS } from './limits';
 
 export interface TelemetryOptions {
   /** Service base URL (from the licence, else the stamp). */
@@ -173,8 +174,10 @@ export class TelemetryClient {
     if (!this.identity) return;
     if (!this.unacked) {
       // A heartbeat is a report of 0 scans.
-      this.unacked = { report_id: randomBytes(12).toString('hex'), scans: this.scans };
-      this.scans = 0;
+      // a backlog larger than one report may carry goes out over several reports
+      const scans = Math.min(this.scans, MAX_REPORT_SCANS);
+      this.unacked = { report_id: randomBytes(12).toString('hex'), scans };
+      this.scans -= scans;
     }
     const sent = this.unacked;
     const r = await this.post('/v1/sdk/usage', { machine_id: this.identity.machineId, scans: sent.scans, report_id: sent.report_id });

@@ -12,7 +12,8 @@ export const PLANS: Record<string, number> = { free: 500, starter: 10_000, busin
 export interface CreateCustomerInput { name: string; plan?: string; quota?: number; signup?: string }
 
 export async function createCustomer(store: Store, input: CreateCustomerInput, nowMs = Date.now()): Promise<{ customer_id: string; api_key: string }> {
-  const plan = input.plan ?? 'free';
+  // a quota of its own without a plan name is a custom plan, not "free" with another number
+  const plan = input.plan ?? (input.quota !== undefined && input.quota !== PLANS.free ? 'custom' : 'free');
   const quota = input.quota ?? PLANS[plan];
   if (quota === undefined) throw new UsageError(`unknown plan "${plan}" (known: ${Object.keys(PLANS).join(', ')}); give --quota N for a custom plan`);
   if (!Number.isSafeInteger(quota) || quota < 0) throw new UsageError('--quota must be a non-negative integer');
@@ -23,6 +24,15 @@ export async function createCustomer(store: Store, input: CreateCustomerInput, n
   const key = newApiKey();
   await store.createCustomer({ id, name: input.name, plan, quota, signup }, hashApiKey(key), nowMs);
   return { customer_id: id, api_key: key };
+}
+
+export interface CustomerListing { customer_id: string; name: string; plan: string; quota: number; signup: string; created: string }
+
+/** Every customer with the id `apikey rotate` needs; never a key or its hash. */
+export async function listCustomers(store: Store): Promise<CustomerListing[]> {
+  return (await store.listCustomers()).map((c) => ({
+    customer_id: c.id, name: c.name, plan: c.plan, quota: c.quota, signup: c.signup, created: new Date(c.createdAt).toISOString(),
+  }));
 }
 
 export async function rotateApiKey(store: Store, customerId: string): Promise<{ customer_id: string; api_key: string }> {

@@ -25,8 +25,24 @@ export interface ServerConfig {
   sdkLeaseMs: number;
   /** a live socket answers frame_dropped when more than this many frames wait */
   liveMaxQueued: number;
-  /** this server's public URL (stamped into downloaded SDKs); '' = derive from the request */
+  /** open /v1/live sockets per API key in this process (each may hold a few 8 MB frames) */
+  liveMaxSocketsPerKey: number;
+  /** take client addresses from X-Forwarded-For (only behind a load balancer that sets it) */
+  trustProxy: boolean;
+  /**
+   * pixels decoded at once (all customers; one customer), decodes one customer may have waiting,
+   * and when to recycle the engine's threads (budgeted-engine.ts)
+   */
+  decodeBudget: { pixels: number; perCustomer: number; maxWaiting: number; recycleAfterPixels: number; recycleIdleMs: number };
+  /**
+   * this server's public URL, stamped into downloaded SDKs: `--public-url`, or derived once from
+   * the listening address at start (server.ts); never taken from a request's Host header
+   */
   publicUrl: string;
+  /** SDK downloads per licence: `limit` per `windowMs` (each may cost a tarball build) */
+  downloadRateLimit: { limit: number; windowMs: number };
+  /** stamped SDK tarballs kept in <data>/sdk-cache (the oldest go first) */
+  sdkCacheMax: number;
   /** the data folder (supplier keys, SQLite file, SDK tarball cache) */
   dataDir: string;
   /** the SDK package folder that /v1/sdk/download packs */
@@ -40,7 +56,13 @@ export const DEFAULT_CONFIG: Omit<ServerConfig, 'dataDir' | 'sdkPackageDir'> = {
   idempotencyTtlMs: 24 * 3600 * 1000,
   sdkLeaseMs: 30 * 24 * 3600 * 1000,
   liveMaxQueued: 1,
+  liveMaxSocketsPerKey: 8,
+  trustProxy: false,
+  // one image at the pixel cap, plus room for other customers' ordinary images beside it
+  decodeBudget: { pixels: 48_000_000, perCustomer: 40_000_000, maxWaiting: 16, recycleAfterPixels: 8_000_000, recycleIdleMs: 2000 },
   publicUrl: '',
+  downloadRateLimit: { limit: 20, windowMs: 3600_000 },
+  sdkCacheMax: 4,
 };
 
 /** The supplier's public key, when `admin init` has been run on the data folder. */
@@ -57,6 +79,7 @@ export interface Metrics {
   scans: client.Counter<'source' | 'outcome'>;
   storeErrors: client.Counter;
   liveFrames: client.Counter<'outcome'>;
+  escapedErrors: client.Counter;
 }
 
 export interface AppDeps {
@@ -105,6 +128,7 @@ export function createMetrics(): Metrics {
     scans: new client.Counter({ name: 'dotcode_scans_total', help: 'Scans counted against quotas, by outcome', labelNames: ['source', 'outcome'], ...reg }),
     storeErrors: new client.Counter({ name: 'dotcode_store_errors_total', help: 'Requests answered 503 because the store was unreachable', ...reg }),
     liveFrames: new client.Counter({ name: 'dotcode_live_frames_total', help: 'Live socket frames by outcome', labelNames: ['outcome'], ...reg }),
+    escapedErrors: new client.Counter({ name: 'dotcode_escaped_errors_total', help: 'Errors that escaped every request handler (logged; the server kept running)', ...reg }),
   };
 }
 
@@ -120,8 +144,20 @@ function securityHeaders(ctx: Koa.Context, tls: boolean): void {
 }
 
 export function createApp(deps: AppDeps, modules: ServerModule[], opts: { tls?: boolean } = {}): App {
-  const koa = new Koa();
-  koa.proxy = false;
+  // Behind a load balancer (--trust-proxy) the client address is the last one X-Forwarded-For
+  // names (the one the balancer added; earlier entries are whatever the client sent). Otherwise
+  // every customer would share the balancer's address, e.g. for the portal's sign-in limit.
+  const koa = new Koa({ proxy: !!deps.config.trustProxy, maxIpsCount: 1 });
+  // Errors Koa reports outside the request flow (a response stream that fails, a client that
+  // disconnects during a download). Koa's default prints a raw stack to stderr, outside the JSON
+  // log: log them as JSON, and a client going away is not an error of ours.
+  koa.on('error', (err: Error & { code?: string }, ctx?: Koa.Context) => {
+    const gone = err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE'
+      || err.code === 'ECONNABORTED' || (err.code ?? '').startsWith('HPE_'); // a client that sent a broken request and left
+    const o = { err: gone ? err.code : err.stack ?? String(err), url: ctx ? safeUrl(ctx.url) : undefined };
+    if (gone) logger.info(o, 'client went away before the answer was sent');
+    else logger.error(o, 'error while sending an answer');
+  });
   const router = new Router();
   const upgrades = new Map<string, UpgradeHandler>();
   const closers: (() => Promise<void> | void)[] = [];

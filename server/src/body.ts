@@ -59,8 +59,20 @@ function readRaw(req: IncomingMessage, max: number): Promise<Buffer> {
       if (size === 0) reject(new ApiError(400, 'empty_body', 'The request body is empty: send the image bytes, or a multipart form with the image in field "file".'));
       else resolve(Buffer.concat(chunks, size));
     });
-    req.on('error', (e) => { if (!done) { done = true; reject(e); } });
+    // a client that goes away mid-body ('aborted' error, or a close before the end): settle now,
+    // or the request would wait forever; it is the client's failure, not a 500 of ours
+    const cut = () => {
+      if (done || req.complete) return;
+      done = true;
+      reject(new ApiError(400, 'incomplete_body', 'The upload was cut off before the body ended.'));
+    };
+    req.on('error', cut);
+    req.on('close', cut);
   });
+}
+
+function badForm(e: Error): ApiError {
+  return new ApiError(400, 'bad_multipart', `The multipart form cannot be read: ${e.message}`);
 }
 
 function readMultipart(req: IncomingMessage, max: number): Promise<Buffer> {
@@ -83,6 +95,10 @@ function readMultipart(req: IncomingMessage, max: number): Promise<Buffer> {
       reject(err);
     };
     bb.on('file', (name, stream) => {
+      // A part cut off before its closing boundary ("Unexpected end of form") errors the part
+      // stream as well as busboy itself; an 'error' with no listener ends the whole process.
+      // Every part gets the listener, the ignored ones too.
+      stream.on('error', (e: Error) => fail(badForm(e)));
       // other file parts are drained, never kept (each is capped too)
       if (name !== 'file' || file !== null) { stream.resume(); return; }
       const chunks: Buffer[] = [];
@@ -91,7 +107,10 @@ function readMultipart(req: IncomingMessage, max: number): Promise<Buffer> {
       stream.on('limit', () => { chunks.length = 0; fail(tooLarge(max)); });
       stream.on('end', () => { if (!settled) file = Buffer.concat(chunks, size); });
     });
-    bb.on('error', (e: Error) => fail(new ApiError(400, 'bad_multipart', `The multipart form cannot be read: ${e.message}`)));
+    bb.on('error', (e: Error) => fail(badForm(e)));
+    // a client that goes away mid-upload: settle now, or the request would wait forever
+    req.on('error', () => fail(new ApiError(400, 'bad_multipart', 'The upload was cut off before the form ended.')));
+    req.on('close', () => { if (!req.complete) fail(new ApiError(400, 'bad_multipart', 'The upload was cut off before the form ended.')); });
     bb.on('close', () => {
       if (settled) return;
       settled = true;

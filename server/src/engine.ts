@@ -5,15 +5,26 @@ import * as engine from '../../lib/engine';
 import type { DecodeOptions, DecodeResult, ImageProbe } from '../../lib/engine';
 
 export interface Engine {
-  decode(bytes: Buffer, options: DecodeOptions): Promise<DecodeResult>;
+  /** `tenant` (customer or licence) is who the decode is for: budgets are fair between tenants */
+  decode(bytes: Buffer, options: DecodeOptions, tenant?: string): Promise<DecodeResult>;
   probeImage(bytes: Uint8Array): ImageProbe;
   warmUp(): Promise<void>;
+  /**
+   * Stops the engine's threads and starts fresh ones: a worker's WebAssembly memory only grows
+   * (zxing-wasm keeps the largest image it read), so after large images this is how memory
+   * returns. Call it only while nothing decodes.
+   */
+  recycle(): Promise<void>;
 }
 
 export const sdkEngine: Engine = {
   decode: (bytes, options) => engine.decode(bytes, options),
   probeImage: (bytes) => engine.probeImage(bytes),
   warmUp: () => engine.warmUp(),
+  recycle: async () => {
+    await engine.close();
+    await engine.warmUp();
+  },
 };
 
 export { FORMATS, GS1_MODES, MAX_PIXELS } from '../../lib/engine';

@@ -25,7 +25,7 @@ const decodeResponses = (v2: boolean) => ({
     content: { 'application/json': { schema: v2 ? ref('DecodeResultV2') : ref('DecodeResult') } },
   },
   400: error('Not a readable image (empty body, no `file` field, not PNG/JPEG by content, corrupt image) or a bad query parameter. Costs nothing.',
-    ['empty_body', 'missing_file', 'empty_file', 'bad_multipart', 'unsupported_image', 'unreadable_image', 'invalid_format', 'invalid_gs1', 'invalid_parameter', 'invalid_idempotency_key'], rateHeaders),
+    ['empty_body', 'incomplete_body', 'missing_file', 'empty_file', 'bad_multipart', 'unsupported_image', 'unreadable_image', 'invalid_format', 'invalid_gs1', 'invalid_parameter', 'invalid_idempotency_key'], rateHeaders),
   401: error('Missing or wrong API key (a stray space or newline makes it wrong). Costs nothing.', ['missing_api_key', 'invalid_api_key']),
   402: {
     ...error('The quota of the period is spent: hard stop, no overage. The body also carries `quota`, `used`, `remaining` and `resets_on`.', ['quota_exhausted'], rateHeaders),
@@ -74,7 +74,7 @@ export function openapiDocument(): Record<string, unknown> {
       version,
       description: 'Reads DotCode (and QR Code, Data Matrix, PDF417, Aztec, MaxiCode) from images, metered per scan against a monthly quota. ' +
         'Every error answer is JSON {ok:false, error, message}. Web-socket: `wss://<host>/v1/live?api_key=<key>&format=<format>` (not expressible in OpenAPI): ' +
-        'one binary JPEG frame per message, one JSON decode result per frame in order; `frame_dropped` answers cost nothing; close 4402 after the quota runs out, 4401 on a bad key, 4400 on a bad format, 4429 when sockets are opened faster than the burst limit (each opening counts as one request), 1013 while the store is unreachable.',
+        'one binary JPEG frame per message, one JSON decode result per frame in order; `frame_dropped` answers cost nothing; close 4402 after the quota runs out, 4401 on a bad key, 4400 on a bad format, 4429 when sockets are opened faster than the burst limit (each opening counts as one request) or the key already has its maximum of open sockets (`too_many_sockets`, 8 per key per server process), 1013 while the store is unreachable. A text message is answered `binary_frames_only`.',
     },
     components: {
       securitySchemes: {
@@ -138,8 +138,10 @@ export function openapiDocument(): Record<string, unknown> {
           summary: 'Download the SDK package stamped for this supplier', operationId: 'sdkDownload',
           parameters: [{ name: 'key', in: 'query', required: true, schema: { type: 'string' }, description: 'Licence key with the `sdk` feature.' }],
           responses: {
-            200: { description: 'The npm tarball dotcode-sdk-<version>.tgz.', headers: { 'Content-Disposition': hdr('Content-Disposition') }, content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } } },
+            200: { description: 'The npm tarball dotcode-sdk-<version>.tgz, stamped with the URL fixed at start (--public-url), never the request\'s Host.', headers: { 'Content-Disposition': hdr('Content-Disposition') }, content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } } },
+            400: error('The `key` parameter is given more than once.', ['invalid_parameter']),
             ...licenseErrors,
+            429: error('Download budget of this licence spent (DOTCODE_DOWNLOAD_LIMIT, default 20 per hour).', ['rate_limited'], ['Retry-After']),
           },
         },
       },

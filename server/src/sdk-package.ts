@@ -1,7 +1,8 @@
 // Builds the SDK tarball that /v1/sdk/download serves with tools/pack-sdk.js, stamped with this
 // server's supplier.json (public key + URL), so the downloaded SDK trusts exactly the keys this
 // server issues. Built once per (version, key, URL) and cached
-// in the data folder; concurrent first requests share one build.
+// in the data folder; concurrent first requests share one build. The cache keeps at most
+// `keep` tarballs (the newest): a new SDK build or a new key never lets it grow without bound.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -14,7 +15,7 @@ const building = new Map<string, Promise<string>>();
 
 export interface SdkTarball { file: string; filename: string; version: string }
 
-export async function stampedSdkTarball(pkgDir: string, cacheDir: string, publicKeyPem: string, url: string): Promise<SdkTarball> {
+export async function stampedSdkTarball(pkgDir: string, cacheDir: string, publicKeyPem: string, url: string, keep = 4): Promise<SdkTarball> {
   const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { name: string; version: string };
   const filename = `${pkg.name}-${pkg.version}.tgz`;
   // a rebuilt SDK of the same version (new dist/) must not be served from a stale cache entry
@@ -25,11 +26,26 @@ export async function stampedSdkTarball(pkgDir: string, cacheDir: string, public
   if (fs.existsSync(file)) return { file, filename, version: pkg.version };
   let p = building.get(file);
   if (!p) {
-    p = build(pkgDir, file, publicKeyPem, url).finally(() => building.delete(file));
+    p = build(pkgDir, file, publicKeyPem, url).then((f) => { prune(cacheDir, keep, f); return f; }).finally(() => building.delete(file));
     building.set(file, p);
   }
   await p;
   return { file, filename, version: pkg.version };
+}
+
+/** Deletes all but the `keep` newest tarballs of the cache (never `current`, just built). */
+function prune(cacheDir: string, keep: number, current: string): void {
+  let entries: { file: string; mtime: number }[];
+  try {
+    entries = fs.readdirSync(cacheDir).filter((f) => f.endsWith('.tgz')).map((f) => {
+      const file = path.join(cacheDir, f);
+      return { file, mtime: fs.statSync(file).mtimeMs };
+    });
+  } catch { return; }
+  entries.sort((a, b) => b.mtime - a.mtime);
+  for (const e of entries.slice(Math.max(1, keep))) {
+    if (e.file !== current) fs.rmSync(e.file, { force: true });
+  }
 }
 
 async function build(pkgDir: string, out: string, publicKeyPem: string, url: string): Promise<string> {

@@ -4,11 +4,15 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import * as os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { App, AppDeps, createApp, createMetrics, DEFAULT_CONFIG, ServerConfig, ServerModule, SupplierInfo } from './app';
 import { Engine, sdkEngine } from './engine';
+import { budgetedEngine, type BudgetedEngine } from './budgeted-engine';
+import * as client from 'prom-client';
 import { createLogger, Logger } from './logger';
+import { guardProcess } from './guard';
 import { modules as defaultModules } from './modules';
 import { openStore } from './store';
 import { unwatchRawApiKeys, watchRawApiKeys } from './rawkeys';
@@ -32,6 +36,8 @@ export interface StartOptions {
   logFile?: string;
   now?: () => number;
   modules?: ServerModule[];
+  /** `dotcode serve`: log an error that escapes every handler instead of exiting (guard.ts) */
+  guardProcess?: boolean;
 }
 
 export interface RunningServer {
@@ -64,6 +70,22 @@ export function supplierFromDataDir(dataDir: string): SupplierInfo {
   };
 }
 
+/** The decode budget in /metrics: pixels decoded now, the peak, decodes waiting, recycles. */
+function engineMetrics(m: ReturnType<typeof createMetrics>, e: BudgetedEngine): void {
+  const registers = [m.registry];
+  new client.Gauge({ name: 'dotcode_decode_pixels_in_flight', help: 'Pixels being decoded now', registers, collect() { this.set(e.gate.load.pixels); } });
+  new client.Gauge({ name: 'dotcode_decode_pixels_peak', help: 'Most pixels ever decoded at once by this process', registers, collect() { this.set(e.gate.peak); } });
+  new client.Gauge({ name: 'dotcode_decodes_waiting', help: 'Decodes waiting for the pixel budget', registers, collect() { this.set(e.gate.load.waiting); } });
+  new client.Gauge({ name: 'dotcode_engine_recycles', help: 'Engine thread recycles after large images', registers, collect() { this.set(e.recycles()); } });
+}
+
+/** The listening address as a URL; a wildcard address becomes this machine's host name. */
+function derivedPublicUrl(tls: boolean, addr: AddressInfo): string {
+  const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
+  const host = wildcard ? os.hostname() : addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return `${tls ? 'https' : 'http'}://${host}:${addr.port}`;
+}
+
 export async function startServer(o: StartOptions): Promise<RunningServer> {
   const logger = o.logger ?? createLogger({ file: o.logFile });
   const store = o.store ?? await openStore({ dataDir: o.dataDir, redisUrl: o.redisUrl, redisPrefix: o.redisPrefix, tolerateDown: true });
@@ -73,13 +95,20 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   await store.ping().catch((e: Error) => logger.warn({ err: e.message }, 'store not reachable yet; answering 503 until it is'));
   const tls = !!(o.tlsCert && o.tlsKey);
   const config: ServerConfig = { ...DEFAULT_CONFIG, dataDir: o.dataDir, sdkPackageDir: packageRoot(), ...o.config };
+  const metrics = createMetrics();
+  const b = config.decodeBudget;
+  const engine = budgetedEngine(o.engine ?? sdkEngine, {
+    budget: b.pixels, perTenant: b.perCustomer, maxWaiting: b.maxWaiting, recycleAfterPixels: b.recycleAfterPixels, recycleIdleMs: b.recycleIdleMs,
+  }, logger);
+  engineMetrics(metrics, engine);
   const deps: AppDeps = {
     store, logger, config,
-    engine: o.engine ?? sdkEngine,
+    engine,
     now: o.now ?? Date.now,
     supplier: supplierFromDataDir(o.dataDir),
-    metrics: createMetrics(),
+    metrics,
   };
+  const unguard = o.guardProcess ? guardProcess(logger, deps.metrics.escapedErrors) : null;
   const app = createApp(deps, o.modules ?? defaultModules, { tls });
   const handler = app.koa.callback();
   const server = tls
@@ -92,6 +121,9 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   if (tls) server.on('secureConnection', (s) => watchRawApiKeys(s));
   else server.on('connection', (s) => watchRawApiKeys(s));
   server.on('upgrade', (req, socket, head) => {
+    // Node hands the raw socket over without its own error listener: a client that resets it
+    // before the answer is written would raise an 'error' nobody listens to (issue 16).
+    socket.on('error', () => socket.destroy());
     unwatchRawApiKeys(socket);
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     const h = app.upgrades.get(pathname);
@@ -110,11 +142,18 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `${tls ? 'https' : 'http'}://${host}:${addr.port}`;
+  if (!config.publicUrl) {
+    // Once, here: the URL stamped into downloaded SDKs never comes from a request's Host header
+    // (a client could stamp any address into a tarball, and force a new build per Host).
+    config.publicUrl = derivedPublicUrl(tls, addr);
+    logger.warn({ public_url: config.publicUrl }, 'no --public-url given: downloaded SDKs will report to this address');
+  }
   logger.info({ url, store: store.kind }, 'dotcode api listening');
   return {
     url, port: addr.port, server, app, deps,
     async close(graceMs = 10_000) {
       await app.close();
+      engine.stop();
       // stop accepting; let requests in flight finish (their scans are already reserved) for up
       // to graceMs, then cut whatever is left
       await new Promise<void>((resolve) => {
@@ -124,6 +163,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
         server.closeIdleConnections();
       });
       if (!o.store) await store.close();
+      unguard?.();
     },
   };
 }

@@ -268,6 +268,23 @@ if (!chromiumPath) {
         await page.screenshot({ path: path.join(DOCS, 'scanner.png') });
         await ctx.close();
       });
+
+      it('fits a 390 px phone screen after a GS1 read: the raw payload and the history line do not widen the page', async () => {
+        const b = await browser(gs1Video);
+        const ctx = await b.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+        const page = await newScannerPage(ctx, srv.url);
+        await enterKey(page, (await srv.licence({ seats: 2, features: ['scanner'] })).key);
+        await page.locator('#viewSwitch').waitFor({ state: 'visible', timeout: 20000 });
+        const widths = await page.evaluate(() => ({
+          page: document.documentElement.scrollWidth,
+          raw: (document.getElementById('rawText') as any).getBoundingClientRect().right as number,
+        }));
+        const wide = await page.evaluate(() => Array.from(document.querySelectorAll('#resultBody *, .controls *')).filter((e: any) => e.getBoundingClientRect().right > 391)
+          .map((e: any) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 12).join('\n'));
+        assert.ok(widths.page <= 390, `the page is ${widths.page} px wide on a 390 px screen:\n${wide}`);
+        assert.ok(widths.raw <= 390, `the raw payload ends at ${widths.raw} px`);
+        await ctx.close();
+      });
     });
 
     describe('with a DotCode in view', () => {
@@ -373,7 +390,9 @@ if (!chromiumPath) {
         await waitState(page, 'license');
         assert.equal(await page.textContent('#lOrg'), 'Contoso Warehousing');
         assert.equal(await page.textContent('#lPlan'), 'edge-3');
-        assert.equal(await page.textContent('#lSeats'), '3 / 3');
+        // two SDK machines and one Live Scanner device on 3 seats: each kind is counted apart
+        assert.equal(await page.textContent('#lSeats'), '2 / 3');
+        assert.equal(await page.textContent('#lSeatsSub'), 'SDK 2 / 3 · Live Scanner 1 / 3 (counted apart)');
         const rows = await page.$$eval('#machines tbody tr', (trs) => trs.map((tr: any) => ({
           cls: tr.className, cells: Array.from(tr.querySelectorAll('td')).map((td: any) => td.textContent ?? ''),
         })));

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gs1DataMatrixPng, makeKey, supplier, tmpDir } from './helpers';
+import { packClosure } from './offline-deps';
 
 const ROOT = path.resolve(__dirname, '../../..');
 // eslint-disable-next-line @typescript-eslint/no-var-requires
@@ -52,7 +53,13 @@ describe('SDK tarball', function () {
     const app = path.join(dir, 'app');
     fs.mkdirSync(app);
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-    execFileSync('npm', ['install', tgz, '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app, stdio: 'pipe' });
+    // Offline for real, on any machine: the dependencies come as tarballs made from this
+    // checkout's node_modules, and npm gets an empty cache of its own (a warm ~/.npm must not be
+    // what makes this pass; see offline-deps.ts).
+    const deps = packClosure(ROOT, path.join(dir, 'deps'));
+    const cache = path.join(dir, 'npm-cache');
+    execFileSync('npm', ['install', tgz, ...deps, '--offline', '--no-audit', '--no-fund', '--loglevel=error'],
+      { cwd: app, stdio: 'pipe', env: { ...process.env, npm_config_cache: cache } });
     const installed = path.join(app, 'node_modules/dotcode-sdk');
     assert.equal(fs.existsSync(path.join(installed, 'build')), false, 'nothing was compiled');
     fs.writeFileSync(path.join(app, 'gs1.png'), await gs1DataMatrixPng());

@@ -112,17 +112,23 @@ export function request(url: string, opts: { method?: string; headers?: Record<s
       headers['Content-Type'] = `multipart/form-data; boundary=${boundary}`;
     }
     if (payload) headers['Content-Length'] = String(payload.length);
+    let answered = false;
     const req = http.request(url, { method: opts.method ?? (payload ? 'POST' : 'GET'), headers, agent: false }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
+      const finish = () => {
         const raw = Buffer.concat(chunks);
         let body: any = raw.toString();
         try { body = JSON.parse(body); } catch { /* not JSON */ }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body, raw });
-      });
+      };
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', finish);
+      // a server that refuses an upload answers, then closes while the body is still being sent:
+      // the answer counts, the EPIPE of the rest does not
+      res.on('error', finish);
     });
-    req.on('error', reject);
+    req.on('error', (e) => { if (!answered) reject(e); });
     req.end(payload);
   });
 }

@@ -22,6 +22,13 @@ forEachStore('store contract', (kind) => {
     assert.equal(await store.getCustomer('nope'), null);
   });
 
+  it('lists every customer, oldest first', async () => {
+    assert.deepEqual(await store.listCustomers(), []);
+    await store.createCustomer({ id: 'c2', name: 'Later', plan: 'custom', quota: 5, signup: '2025-03-10' }, hashApiKey(newApiKey()), T0 + 1000);
+    await store.createCustomer({ id: 'c1', name: 'First', plan: 'free', quota: 500, signup: '2025-03-10' }, hashApiKey(newApiKey()), T0);
+    assert.deepEqual((await store.listCustomers()).map((c) => [c.id, c.name, c.plan, c.quota]), [['c1', 'First', 'free', 500], ['c2', 'Later', 'custom', 5]]);
+  });
+
   it('rotating a key retires the old one at once', async () => {
     const k1 = newApiKey(), k2 = newApiKey();
     await store.createCustomer({ id: 'c1', name: 'A', plan: 'free', quota: 5, signup: '2025-01-01' }, hashApiKey(k1), T0);
@@ -96,14 +103,39 @@ forEachStore('store contract', (kind) => {
   });
 
   it('idempotency records: new, pending, mismatch, done, abort', async () => {
-    assert.deepEqual(await store.idempotencyBegin('c1', 'k', 'fp1', 60000, T0), { state: 'new' });
-    assert.deepEqual(await store.idempotencyBegin('c1', 'k', 'fp1', 60000, T0), { state: 'pending' });
-    assert.deepEqual(await store.idempotencyBegin('c1', 'k', 'fp2', 60000, T0), { state: 'mismatch' });
-    assert.deepEqual(await store.idempotencyBegin('c2', 'k', 'fp2', 60000, T0), { state: 'new' }, 'scoped per customer');
+    const begin = (scope: string, fp: string, owner = 'A', now = T0, from?: string) => store.idempotencyBegin(scope, 'k', fp, owner, 15000, 60000, now, from);
+    assert.deepEqual(await begin('c1', 'fp1'), { state: 'new' });
+    assert.deepEqual(await begin('c1', 'fp1', 'B'), { state: 'pending', owner: 'A' });
+    assert.deepEqual(await begin('c1', 'fp2', 'B'), { state: 'mismatch' });
+    assert.deepEqual(await begin('c2', 'fp2'), { state: 'new' }, 'scoped per customer');
     await store.idempotencyComplete('c1', 'k', 200, '{"ok":true}', 60000, T0);
-    assert.deepEqual(await store.idempotencyBegin('c1', 'k', 'fp1', 60000, T0), { state: 'done', status: 200, body: '{"ok":true}' });
-    await store.idempotencyAbort('c2', 'k');
-    assert.deepEqual(await store.idempotencyBegin('c2', 'k', 'fp3', 60000, T0), { state: 'new' });
+    assert.deepEqual(await begin('c1', 'fp1', 'B'), { state: 'done', status: 200, body: '{"ok":true}' });
+    await store.idempotencyComplete('c1', 'k', 200, '{"second":true}', 60000, T0);
+    assert.deepEqual(await begin('c1', 'fp1', 'B'), { state: 'done', status: 200, body: '{"ok":true}' }, 'the first answer stays');
+    await store.idempotencyAbort('c2', 'k', 'B');
+    assert.deepEqual(await begin('c2', 'fp2', 'B'), { state: 'pending', owner: 'A' }, 'only the owner aborts');
+    await store.idempotencyAbort('c2', 'k', 'A');
+    assert.deepEqual(await begin('c2', 'fp3'), { state: 'new' });
+  });
+
+  it('idempotency after a crash: the scan the dead owner paid is handed to the one that resumes', async () => {
+    const ref = { scope: 'c3', key: 'k' };
+    const begin = (owner: string, now: number, from?: string) => store.idempotencyBegin('c3', 'k', 'fp', owner, 15000, 60000, now, from);
+    assert.deepEqual(await begin('A', T0), { state: 'new' });
+    assert.deepEqual(await store.reserveScan('c3', 'p', 'd', 10, ref), { ok: true, used: 1 });
+    // A dies here. While its lease runs, B is told to wait, unless B knows A is gone.
+    assert.deepEqual(await begin('B', T0 + 1000), { state: 'pending', owner: 'A' });
+    assert.deepEqual(await begin('B', T0 + 1000, 'Z'), { state: 'pending', owner: 'A' }, 'naming another owner takes nothing over');
+    assert.deepEqual(await begin('B', T0 + 1000, 'A'), { state: 'resumed', charged: { period: 'p', day: 'd' } });
+    assert.deepEqual(await begin('C', T0 + 2000), { state: 'pending', owner: 'B' }, 'B owns it now');
+    // a renewed lease holds; one that ran out is taken over
+    await store.idempotencyRenew('c3', 'k', 'B', 15000, T0 + 10000);
+    assert.deepEqual(await begin('C', T0 + 20000), { state: 'pending', owner: 'B' });
+    assert.deepEqual(await begin('C', T0 + 25001), { state: 'resumed', charged: { period: 'p', day: 'd' } });
+    // giving the scan back unmarks the record; a later resume takes a fresh one
+    await store.releaseScan('c3', 'p', 'd', ref);
+    assert.equal(await store.usage('c3', 'p'), 0);
+    assert.deepEqual(await begin('D', T0 + 50000), { state: 'resumed', charged: null });
   });
 });
 

@@ -23,7 +23,7 @@ interface LicenceView {
   ok: true; kind: 'license';
   license: {
     lid: string; org: string; plan: string; seats: number; features: string[];
-    iat: number; exp: number; grace_ends: number; state: 'valid' | 'grace' | 'expired'; revoked?: boolean;
+    iat: number; exp: number; grace_ends: number; state: 'valid' | 'grace' | 'expired' | 'revoked'; revoked?: boolean;
   };
   seats_in_use: { sdk: number; scanner: number };
   quiet_after_hours: number;
@@ -146,12 +146,17 @@ function renderLicence(v: LicenceView): void {
   setText('lOrg', l.org);
   setText('lSub', `Licence ${l.lid} · issued ${fmtDate(l.iat)}`);
   setText('lPlan', l.plan);
-  const inUse = v.seats_in_use.sdk + v.seats_in_use.scanner;
-  setText('lSeats', `${inUse} / ${l.seats}`);
-  setText('lSeatsSub', `${v.seats_in_use.sdk} SDK · ${v.seats_in_use.scanner} Live Scanner now`);
+  // SDK machines and Live Scanner devices each have `seats` of their own (counted apart by the
+  // service): two of each on two seats is full, not "4 / 2" over the limit
+  const { sdk, scanner } = v.seats_in_use;
+  const fuller = Math.max(sdk, scanner);
+  setText('lSeats', `${fuller} / ${l.seats}`);
+  setText('lSeatsSub', `SDK ${sdk} / ${l.seats} · Live Scanner ${scanner} / ${l.seats} (counted apart)`);
   const meter = byId('lMeter');
-  meter.style.width = `${l.seats > 0 ? Math.min(100, (inUse / l.seats) * 100) : 100}%`;
-  meter.classList.toggle('full', inUse >= l.seats);
+  meter.style.width = `${l.seats > 0 ? Math.min(100, (fuller / l.seats) * 100) : 100}%`;
+  // every seat of a kind taken is normal use (amber); red only if a kind were ever over
+  meter.classList.toggle('limit', fuller === l.seats);
+  meter.classList.toggle('full', fuller > l.seats);
   setText('lExp', fmtDate(l.exp));
   setText('lGrace', `grace until ${fmtDate(l.grace_ends)}`);
   const feats = byId('lFeatures');
@@ -164,7 +169,7 @@ function renderLicence(v: LicenceView): void {
   }
   const banner = byId('licBanner');
   banner.className = 'banner';
-  if (l.revoked) {
+  if (l.revoked || l.state === 'revoked') {
     banner.classList.add('bad');
     banner.textContent = 'This licence has been revoked. Contact your supplier.';
   } else if (l.state === 'expired') {

@@ -1,7 +1,7 @@
 // `dotcode serve` and `dotcode admin` (DESIGN.md 6). lib/cli dispatches to runServe/runAdmin.
 // Exit codes: 0 done, 1 failed, 2 usage error.
 import * as path from 'node:path';
-import { createCustomer, initKeys, issueLicense, revokeLicense, rotateApiKey, stamp, UsageError } from '../admin';
+import { createCustomer, initKeys, issueLicense, listCustomers, revokeLicense, rotateApiKey, stamp, UsageError } from '../admin';
 import { openStore, redactUrl } from '../store';
 import type { Store } from '../store/types';
 import { startServer } from '../server';
@@ -9,7 +9,7 @@ import type { ServerConfig } from '../app';
 
 interface Parsed { flags: Map<string, string | true>; positional: string[] }
 
-const BOOLEAN = new Set(['json', 'force', 'help']);
+const BOOLEAN = new Set(['json', 'force', 'help', 'trust-proxy']);
 
 function parse(argv: string[], allowed: string[]): Parsed {
   const flags = new Map<string, string | true>();
@@ -40,12 +40,15 @@ const dataDir = (p: Parsed) => path.resolve(str(p, 'data') ?? process.env.DOTCOD
 const redisUrl = (p: Parsed) => str(p, 'redis') ?? (process.env.REDIS_URL || undefined);
 
 const SERVE_HELP = `usage: dotcode serve [--port 8080] [--host 127.0.0.1] [--data DIR] [--redis URL] [--tls-cert F --tls-key F]
-  --data defaults to $DOTCODE_DATA or ./data; --redis to $REDIS_URL (else the SQLite store in the data folder)`;
+                     [--public-url URL] [--trust-proxy]
+  --data defaults to $DOTCODE_DATA or ./data; --redis to $REDIS_URL (else the SQLite store in the data folder)
+  --public-url: the address downloaded SDKs report to (default: the listening address)
+  --trust-proxy: behind a load balancer, take client addresses from X-Forwarded-For`;
 
 export async function runServe(argv: string[]): Promise<number> {
   let p: Parsed;
   try {
-    p = parse(argv, ['port', 'host', 'data', 'redis', 'tls-cert', 'tls-key', 'public-url', 'redis-prefix']);
+    p = parse(argv, ['port', 'host', 'data', 'redis', 'tls-cert', 'tls-key', 'public-url', 'redis-prefix', 'trust-proxy']);
     if (p.flags.has('help')) { process.stdout.write(SERVE_HELP + '\n'); return 0; }
     if (p.positional.length) throw new UsageError(`unexpected argument ${p.positional[0]}`);
     if (!!str(p, 'tls-cert') !== !!str(p, 'tls-key')) throw new UsageError('--tls-cert and --tls-key go together');
@@ -58,14 +61,18 @@ export async function runServe(argv: string[]): Promise<number> {
   const rl = /^(\d+)\/(\d+)$/.exec(process.env.DOTCODE_RATE_LIMIT ?? '');
   const config: Partial<ServerConfig> = {};
   if (rl) config.rateLimit = { limit: Number(rl[1]), windowMs: Number(rl[2]) };
+  // DOTCODE_DOWNLOAD_LIMIT="N/MS": SDK downloads per licence (default 20 per hour)
+  const dl = /^(\d+)\/(\d+)$/.exec(process.env.DOTCODE_DOWNLOAD_LIMIT ?? '');
+  if (dl) config.downloadRateLimit = { limit: Number(dl[1]), windowMs: Number(dl[2]) };
   if (str(p, 'public-url')) config.publicUrl = str(p, 'public-url')!;
+  if (p.flags.has('trust-proxy')) config.trustProxy = true;
   let running;
   try {
     running = await startServer({
       port, host: str(p, 'host') ?? '127.0.0.1', dataDir: dataDir(p), redisUrl: redisUrl(p),
       redisPrefix: str(p, 'redis-prefix') ?? process.env.DOTCODE_REDIS_PREFIX,
       tlsCert: str(p, 'tls-cert'), tlsKey: str(p, 'tls-key'),
-      config,
+      config, guardProcess: true,
     });
   } catch (e) {
     process.stderr.write(`dotcode serve: cannot start: ${(e as Error).message}\n`);
@@ -85,6 +92,7 @@ export async function runServe(argv: string[]): Promise<number> {
 const ADMIN_HELP = `usage:
   dotcode admin init [--data DIR] [--force]
   dotcode admin customer create --name N [--plan free] [--quota N] [--signup YYYY-MM-DD] [--json]
+  dotcode admin customer list [--json]
   dotcode admin license issue --org O --plan P --seats N --features sdk,scanner [--issued YYYY-MM-DD] [--expires YYYY-MM-DD | --days 365] [--url URL] [--json]
   dotcode admin license revoke ID
   dotcode admin apikey rotate CUSTOMER_ID [--json]
@@ -115,6 +123,17 @@ export async function runAdmin(argv: string[]): Promise<number> {
       const p = parse(argv.slice(2), [...common, 'name', 'plan', 'quota', 'signup']);
       const r = await withStore(p, (s) => createCustomer(s, { name: need(p, 'name'), plan: str(p, 'plan'), quota: int(p, 'quota'), signup: str(p, 'signup') }));
       print(p.flags.has('json'), r, `customer ${r.customer_id}\napi key (shown once, store it safely): ${r.api_key}`);
+      return 0;
+    }
+    if (a === 'customer' && b === 'list') {
+      const p = parse(argv.slice(2), common);
+      const rows = await withStore(p, (s) => listCustomers(s));
+      if (p.flags.has('json')) {
+        process.stdout.write(JSON.stringify(rows) + '\n');
+      } else {
+        const lines = rows.map((r) => [r.customer_id, r.plan, String(r.quota), r.signup, r.name].join('\t'));
+        process.stdout.write(['id\tplan\tquota\tsignup\tname', ...lines].join('\n') + '\n');
+      }
       return 0;
     }
     if (a === 'license' && b === 'issue') {

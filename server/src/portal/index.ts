@@ -30,10 +30,16 @@ const MAX_BODY = 16 * 1024;
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new ApiError(413, 'body_too_large', 'The sign-in body is limited to 16 KB.');
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY) throw new ApiError(413, 'body_too_large', 'The sign-in body is limited to 16 KB.');
+      chunks.push(chunk as Buffer);
+    }
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    // the client went away mid-body: its request, not the service, failed (not a 500)
+    throw new ApiError(400, 'bad_request', 'The request body was cut off before it ended.');
   }
   try {
     const v = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -80,6 +86,7 @@ async function licenceView(deps: AppDeps, key: string) {
   }
   const now = deps.now();
   const machines = await deps.store.listMachines(payload.lid);
+  const revoked = await deps.store.isRevoked(payload.lid);
   const inUse = { sdk: 0, scanner: 0 };
   const list = machines.map((m) => {
     const active = m.leaseUntil > now;
@@ -103,7 +110,8 @@ async function licenceView(deps: AppDeps, key: string) {
     license: {
       lid: payload.lid, org: payload.org, plan: payload.plan, seats: payload.seats, features: payload.features,
       iat: payload.iat, exp: payload.exp, grace_ends: payload.exp + GRACE_SECONDS,
-      state: licenceState(payload, now).state, revoked: await deps.store.isRevoked(payload.lid),
+      // revoked wins over the term: a revoked licence never reads as "valid" (docs/scanner.md)
+      state: revoked ? 'revoked' : licenceState(payload, now).state, revoked,
     },
     seats_in_use: inUse,
     quiet_after_hours: QUIET_AFTER_MS / 3600_000,

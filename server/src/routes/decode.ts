@@ -12,11 +12,16 @@ import { readImageBody } from '../body';
 import { FORMATS, GS1_MODES, type DecodeResult, type Format, type Gs1Mode } from '../engine';
 import { keyed } from './auth';
 import { currentPeriod, dayOf } from '../store/period';
-import type { Customer } from '../store/types';
+import type { ChargedScan, Customer, IdempotencyRef } from '../store/types';
 import { StoreUnavailableError } from '../store/types';
+import { ownerGone, processOwner } from '../owner';
 
-/** a started request with the same key gives up waiting and may be retried after this */
-const IDEMPOTENCY_PENDING_MS = 60_000;
+/**
+ * How long a keyed request in progress holds its record without renewing it: the owner renews it
+ * every third of this while it works, so only an owner that is gone (crashed, killed, cut off)
+ * lets it run out; a retry then resumes the request against the scan already taken.
+ */
+export const IDEMPOTENCY_LEASE_MS = 15_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export interface DecodeParams { format?: Format; gs1: Gs1Mode }
@@ -58,16 +63,24 @@ export function checkImage(deps: AppDeps, bytes: Buffer): void {
 
 export interface ScanOutcome { result: DecodeResult; used: number }
 
+/** A keyed request: the record the scan is paid through, and the scan a crashed owner already took. */
+export interface PaidThrough { ref: IdempotencyRef; charged: ChargedScan | null }
+
 /**
  * Takes one scan atomically, then decodes. 402 when none is left. A result that says the bytes
  * were not a readable image gives the scan back and answers 400 (SPEC 7.1: 400 costs nothing);
  * an engine failure gives it back and answers 500. Used by the HTTP routes and the live socket.
  */
-export async function reserveAndDecode(deps: AppDeps, c: Customer, bytes: Buffer, params: DecodeParams, source: string): Promise<ScanOutcome> {
+export async function reserveAndDecode(deps: AppDeps, c: Customer, bytes: Buffer, params: DecodeParams, source: string, paid?: PaidThrough): Promise<ScanOutcome> {
   const now = deps.now();
   const p = currentPeriod(c.signup, now);
   const day = dayOf(now);
-  const r = await deps.store.reserveScan(c.id, p.start, day, c.quota);
+  // a retry of a keyed request whose first owner died after paying: decode against that scan
+  const charged = paid?.charged ?? null;
+  const r = charged
+    ? { ok: true, used: await deps.store.usage(c.id, p.start) }
+    : await deps.store.reserveScan(c.id, p.start, day, c.quota, paid?.ref);
+  const back = () => charged ? giveBack(deps, c.id, charged.period, charged.day, paid?.ref) : giveBack(deps, c.id, p.start, day, paid?.ref);
   if (!r.ok) {
     deps.metrics.scans.inc({ source, outcome: 'quota_exhausted' });
     throw new ApiError(402, 'quota_exhausted', `The ${c.quota} scans of this period are used; the quota resets on ${p.resetsOn}.`,
@@ -76,20 +89,20 @@ export async function reserveAndDecode(deps: AppDeps, c: Customer, bytes: Buffer
   let result: DecodeResult;
   const t0 = process.hrtime.bigint();
   try {
-    result = await deps.engine.decode(bytes, { format: params.format, gs1: params.gs1 });
+    result = await deps.engine.decode(bytes, { format: params.format, gs1: params.gs1 }, c.id);
   } catch (err) {
-    await giveBack(deps, c.id, p.start, day);
+    await back();
     throw err;
   }
   deps.metrics.decodeSeconds.observe({ source }, Number(process.hrtime.bigint() - t0) / 1e9);
   const err = result.error ?? '';
   if (err.startsWith('decode_error:internal')) {
-    await giveBack(deps, c.id, p.start, day);
+    await back();
     deps.logger.error({ error: err }, 'engine failure');
     throw new ApiError(500, 'engine_error', 'The decoder failed on this request; retry once after about a second.', {}, { 'Retry-After': '1' });
   }
   if (err.startsWith('decode_error:')) {
-    await giveBack(deps, c.id, p.start, day);
+    await back();
     const detail = err.slice('decode_error:'.length);
     if (detail === 'image_too_large') {
       throw new ApiError(413, 'image_too_large', `The image is over the limit of about ${Math.round(deps.config.maxPixels / 1e6)} megapixels; scale it down.`);
@@ -100,9 +113,9 @@ export async function reserveAndDecode(deps: AppDeps, c: Customer, bytes: Buffer
   return { result, used: r.used };
 }
 
-async function giveBack(deps: AppDeps, customerId: string, period: string, day: string): Promise<void> {
+async function giveBack(deps: AppDeps, customerId: string, period: string, day: string, paidBy?: IdempotencyRef): Promise<void> {
   try {
-    await deps.store.releaseScan(customerId, period, day);
+    await deps.store.releaseScan(customerId, period, day, paidBy);
   } catch (e) {
     // the scan stays counted: over-counting one failed request beats decoding for free
     deps.logger.warn({ err: (e as Error).message }, 'could not give back a scan');
@@ -117,14 +130,19 @@ function decodeHandler(deps: AppDeps, withQuota: boolean): Koa.Middleware {
     checkImage(deps, bytes);
 
     const idemKey = ctx.get('Idempotency-Key');
-    let idem = false;
+    let paid: PaidThrough | undefined;
     if (idemKey) {
       if (!IDEMPOTENCY_KEY.test(idemKey)) {
         throw new ApiError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
       }
       // same key + same request = same answer; the route and the options are part of "same"
       const fp = createHash('sha256').update(`${ctx.path}\n${params.format ?? ''}\n${params.gs1}\n`).update(bytes).digest('hex');
-      const st = await deps.store.idempotencyBegin(c.id, idemKey, fp, IDEMPOTENCY_PENDING_MS, deps.now());
+      const begin = (takeOverFrom?: string) => deps.store.idempotencyBegin(c.id, idemKey, fp, processOwner, IDEMPOTENCY_LEASE_MS,
+        deps.config.idempotencyTtlMs, deps.now(), takeOverFrom);
+      let st = await begin();
+      // the owner died mid-request (SIGKILL, crash) and this host can tell: resume now rather
+      // than answer 409 until its lease runs out
+      if (st.state === 'pending' && ownerGone(st.owner)) st = await begin(st.owner);
       if (st.state === 'done') {
         ctx.status = st.status;
         ctx.set('Idempotent-Replayed', 'true');
@@ -138,18 +156,22 @@ function decodeHandler(deps: AppDeps, withQuota: boolean): Koa.Middleware {
       if (st.state === 'pending') {
         throw new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', {}, { 'Retry-After': '1' });
       }
-      idem = true;
+      paid = { ref: { scope: c.id, key: idemKey }, charged: st.state === 'resumed' ? st.charged : null };
     }
 
+    // while this request works, its lease is renewed: only an owner that is gone lets it lapse
+    const renew = paid && setInterval(() => {
+      deps.store.idempotencyRenew(c.id, idemKey, processOwner, IDEMPOTENCY_LEASE_MS, deps.now()).catch(() => undefined);
+    }, IDEMPOTENCY_LEASE_MS / 3);
     try {
-      const { result, used } = await reserveAndDecode(deps, c, bytes, params, withQuota ? 'v2' : 'v1');
+      const { result, used } = await reserveAndDecode(deps, c, bytes, params, withQuota ? 'v2' : 'v1', paid);
       const body: Record<string, unknown> = { ...result };
       if (withQuota) {
         const u = await usageRecord(deps, c, used);
         body.quota = { used: u.used, remaining: u.remaining, limit: u.quota, resets_on: u.resets_on };
       }
       const text = JSON.stringify(body);
-      if (idem) {
+      if (paid) {
         try {
           await deps.store.idempotencyComplete(c.id, idemKey, 200, text, deps.config.idempotencyTtlMs, deps.now());
         } catch (e) {
@@ -161,10 +183,12 @@ function decodeHandler(deps: AppDeps, withQuota: boolean): Koa.Middleware {
       ctx.type = 'application/json';
       ctx.body = text;
     } catch (err) {
-      if (idem && !(err instanceof StoreUnavailableError)) {
-        await deps.store.idempotencyAbort(c.id, idemKey).catch(() => undefined);
+      if (paid && !(err instanceof StoreUnavailableError)) {
+        await deps.store.idempotencyAbort(c.id, idemKey, processOwner).catch(() => undefined);
       }
       throw err;
+    } finally {
+      if (renew) clearInterval(renew);
     }
   };
 }

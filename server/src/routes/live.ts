@@ -18,7 +18,7 @@ import { StoreUnavailableError } from '../store/types';
 export const CLOSE_BAD_KEY = 4401;
 export const CLOSE_QUOTA = 4402;
 export const CLOSE_BAD_REQUEST = 4400;
-/** opening sockets faster than the key's burst limit */
+/** opening sockets faster than the key's burst limit, or more at once than liveMaxSocketsPerKey */
 export const CLOSE_RATE_LIMITED = 4429;
 /** RFC 6455 "try again later": the store is down at connect time */
 export const CLOSE_TRY_LATER = 1013;
@@ -108,6 +108,19 @@ function closeWith(ws: WebSocket, code: number, error: string, message: string):
   ws.send(JSON.stringify(errorBody(error, message)), () => ws.close(code, error));
 }
 
+/** The key of a socket URL: only `?api_key=` (a browser cannot set headers on a web-socket). */
+function socketKey(url: URL): string | undefined {
+  const all = url.searchParams.getAll('api_key');
+  if (all.length > 1) throw new ApiError(400, 'invalid_parameter', 'Query parameter "api_key" is given more than once; give it once.');
+  if (!all[0]) {
+    throw new ApiError(401, 'missing_api_key', 'Put your API key in the query string: /v1/live?api_key=KEY (a web-socket cannot carry the X-API-Key header).');
+  }
+  return all[0];
+}
+
+/** Open sockets per customer in this process (issue 16: 120 sockets of one key held 450 MB). */
+const openPerCustomer = new Map<string, number>();
+
 async function open(ws: WebSocket, req: IncomingMessage, deps: AppDeps): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://live');
   const q: Record<string, unknown> = {};
@@ -116,10 +129,14 @@ async function open(ws: WebSocket, req: IncomingMessage, deps: AppDeps): Promise
   let params: DecodeParams;
   try {
     params = parseDecodeQuery(q);
-    customer = await authenticate(deps, url.searchParams.get('api_key') ?? undefined);
+    customer = await authenticate(deps, socketKey(url));
     // opening a socket counts as one request of the key's burst window (frames do not: they
     // are paced by decoding and the drop rule)
     await rateLimit(deps, customer.id);
+    const max = deps.config.liveMaxSocketsPerKey;
+    if ((openPerCustomer.get(customer.id) ?? 0) >= max) {
+      throw new ApiError(429, 'too_many_sockets', `This key already has ${max} live sockets open; close one first.`);
+    }
   } catch (err) {
     if (err instanceof ApiError) {
       const code = err.status === 401 ? CLOSE_BAD_KEY : err.status === 429 ? CLOSE_RATE_LIMITED : CLOSE_BAD_REQUEST;
@@ -132,6 +149,13 @@ async function open(ws: WebSocket, req: IncomingMessage, deps: AppDeps): Promise
     }
     return;
   }
+  if (ws.readyState !== ws.OPEN) return; // gone while its key was checked: nothing to count
+  const id = customer.id;
+  openPerCustomer.set(id, (openPerCustomer.get(id) ?? 0) + 1);
+  ws.once('close', () => {
+    const n = (openPerCustomer.get(id) ?? 1) - 1;
+    if (n > 0) openPerCustomer.set(id, n); else openPerCustomer.delete(id);
+  });
   new LiveSession(ws, deps, customer, params);
 }
 

@@ -8,6 +8,7 @@ import { ApiError } from '../errors';
 import type { AppDeps, ServerModule } from '../app';
 import { licenceState, verifyLicense, type LicenseFeature, type LicensePayload } from '../../../lib/license';
 import { stampedSdkTarball } from '../sdk-package';
+import { MAX_REPORT_SCANS } from '../../../lib/telemetry/limits';
 
 /**
  * Verifies a licence key against this server's supplier key and checks revocation, expiry (after
@@ -48,10 +49,16 @@ function licenseFromHeader(ctx: Koa.Context): string | undefined {
 async function readJson(ctx: Koa.Context, max = 16 * 1024): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const c of ctx.req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > max) throw new ApiError(413, 'payload_too_large', `The JSON body is over ${max} bytes.`);
-    chunks.push(c);
+  try {
+    for await (const c of ctx.req as AsyncIterable<Buffer>) {
+      size += c.length;
+      if (size > max) throw new ApiError(413, 'payload_too_large', `The JSON body is over ${max} bytes.`);
+      chunks.push(c);
+    }
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    // the client went away mid-body: its request, not the service, failed (not a 500)
+    throw new ApiError(400, 'invalid_json', 'The request body was cut off before it ended.');
   }
   try {
     const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
@@ -70,10 +77,6 @@ function str(body: Record<string, unknown>, name: string, required: boolean, max
   }
   if (typeof v !== 'string' || v.length > max) throw new ApiError(400, 'invalid_parameter', `"${name}" must be a string of at most ${max} characters.`);
   return v;
-}
-
-function publicUrl(deps: AppDeps, ctx: Koa.Context): string {
-  return deps.config.publicUrl || `${ctx.protocol}://${ctx.host}`;
 }
 
 export const sdkModule: ServerModule = {
@@ -98,8 +101,9 @@ export const sdkModule: ServerModule = {
       const machineId = str(body, 'machine_id', true, 128);
       const reportId = str(body, 'report_id', true, 128);
       const scans = body.scans;
-      if (typeof scans !== 'number' || !Number.isSafeInteger(scans) || scans < 0) {
-        throw new ApiError(400, 'invalid_parameter', '"scans" must be a non-negative integer.');
+      // bounded: two reports of 2^53-1 made every sum in the portal wrong (issue 16)
+      if (typeof scans !== 'number' || !Number.isSafeInteger(scans) || scans < 0 || scans > MAX_REPORT_SCANS) {
+        throw new ApiError(400, 'invalid_parameter', `"scans" must be an integer from 0 to ${MAX_REPORT_SCANS}.`);
       }
       const now = deps.now();
       // A report is also the heartbeat: it renews the machine's seat lease, or takes a seat for
@@ -116,11 +120,24 @@ export const sdkModule: ServerModule = {
     });
 
     router.get('/v1/sdk/download', async (ctx) => {
+      if (Array.isArray(ctx.query.key)) {
+        throw new ApiError(400, 'invalid_parameter', 'Query parameter "key" is given more than once; give the licence key once.');
+      }
       const key = typeof ctx.query.key === 'string' ? ctx.query.key : undefined;
-      await checkLicense(deps, key, 'sdk');
+      const lic = await checkLicense(deps, key, 'sdk');
+      // a download may cost a tarball build (about 0.6 s of CPU): a budget per licence
+      const { limit, windowMs } = deps.config.downloadRateLimit;
+      const rate = await deps.store.rateHit(`download:${lic.lid}`, limit, windowMs, deps.now());
+      if (!rate.allowed) {
+        const retry = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
+        throw new ApiError(429, 'rate_limited', `Too many downloads for this licence (limit ${limit} per ${Math.round(windowMs / 60_000)} min); retry after ${retry} s.`,
+          {}, { 'Retry-After': retry });
+      }
       const pem = deps.supplier.publicKeyPem();
       if (!pem) throw new ApiError(503, 'supplier_not_initialised', 'This server has no supplier key yet.', {}, { 'Retry-After': '60' });
-      const t = await stampedSdkTarball(deps.config.sdkPackageDir, path.join(deps.config.dataDir, 'sdk-cache'), pem, publicUrl(deps, ctx));
+      // the URL is the one fixed at start (server.ts), never this request's Host header
+      const t = await stampedSdkTarball(deps.config.sdkPackageDir, path.join(deps.config.dataDir, 'sdk-cache'), pem, deps.config.publicUrl,
+        deps.config.sdkCacheMax);
       ctx.type = 'application/gzip';
       ctx.set('Content-Disposition', `attachment; filename="${t.filename}"`);
       ctx.length = fs.statSync(t.file).size;

@@ -12,7 +12,7 @@ export const scannerModule: ServerModule = {
     const sockets = new ScannerSockets({
       store: deps.store,
       trustedKeys: () => deps.supplier.trusted(),
-      decode: (bytes, options) => deps.engine.decode(bytes, options),
+      decode: (bytes, options, tenant) => deps.engine.decode(bytes, options, tenant),
       now: deps.now,
       log: deps.logger,
     });

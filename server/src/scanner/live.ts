@@ -53,7 +53,7 @@ export interface ScannerDeps {
   /** Supplier public keys that licence keys must be signed with. */
   trustedKeys: () => readonly TrustedKey[];
   /** The engine's decode (lib/engine through the server's engine seam). */
-  decode: (bytes: Buffer, options: DecodeOptions) => Promise<DecodeResult>;
+  decode: (bytes: Buffer, options: DecodeOptions, tenant?: string) => Promise<DecodeResult>;
   /** Clock in ms (tests of lease expiry pass their own). */
   now?: () => number;
   leaseMs?: number;
@@ -216,7 +216,7 @@ export class ScannerSockets {
       if (this.now() - lastRenew >= LEASE_RENEW_MS) {
         if (!(await takeSeat())) return refuse({ code: 4409, error: 'seat_limit_reached', message: MESSAGES.seatsFull });
       }
-      const result = await deps.decode(frame, { format, gs1: 'auto' });
+      const result = await deps.decode(frame, { format, gs1: 'auto' }, `licence:${licence!.lid}`);
       if (result.ok && result.text !== null) {
         const t = this.now();
         if (result.text !== lastText || t - lastTextAt > SAME_CODE_MS) reads++;

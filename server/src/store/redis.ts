@@ -11,7 +11,7 @@
 // recovers by itself when Redis returns.
 import Redis from 'ioredis';
 import {
-  Customer, IdempotencyState, LicenseRecord, MachineKind, MachineRecord, NewCustomer,
+  Customer, IdempotencyRef, IdempotencyState, LicenseRecord, MachineKind, MachineRecord, NewCustomer,
   RateResult, ReserveResult, SeatResult, Store, StoreUnavailableError,
 } from './types';
 
@@ -28,6 +28,24 @@ redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('INCR', KEYS[2])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 return {1, used}`;
+
+// the same, and in the same atomic step: marks the idempotency record KEYS[3] as paid (period,
+// day), so a retry after a crash resumes against this scan instead of taking a second one
+const RESERVE_PAID = `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used >= tonumber(ARGV[1]) then return {0, used} end
+used = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('INCR', KEYS[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('HSET', KEYS[3], 'cp', ARGV[3], 'cd', ARGV[4]) end
+return {1, used}`;
+
+const RELEASE_PAID = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
+if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+redis.call('HDEL', KEYS[3], 'cp', 'cd')
+return 1`;
 
 const RELEASE = `
 if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
@@ -70,19 +88,33 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
 end
 return 1`;
 
+// ARGV: fingerprint, owner, lease end ms, record ttl ms, now ms, owner to take over from ('' none)
 const IDEM_BEGIN = `
-local r = redis.call('HMGET', KEYS[1], 'fp', 'status', 'body')
+local r = redis.call('HMGET', KEYS[1], 'fp', 'status', 'body', 'owner', 'lease', 'cp', 'cd')
 if r[1] then
   if r[1] ~= ARGV[1] then return {'mismatch'} end
-  if not r[2] then return {'pending'} end
-  return {'done', r[2], r[3]}
+  if r[2] then return {'done', r[2], r[3]} end
+  if tonumber(r[5] or '0') > tonumber(ARGV[5]) and (ARGV[6] == '' or r[4] ~= ARGV[6]) then return {'pending', r[4] or ''} end
+  redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'lease', ARGV[3])
+  return {'resumed', r[6] or '', r[7] or ''}
 end
-redis.call('HSET', KEYS[1], 'fp', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('HSET', KEYS[1], 'fp', ARGV[1], 'owner', ARGV[2], 'lease', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return {'new'}`;
 
+// ARGV: owner, lease end ms
+const IDEM_RENEW = `
+if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] and redis.call('HEXISTS', KEYS[1], 'status') == 0 then
+  redis.call('HSET', KEYS[1], 'lease', ARGV[2])
+end
+return 1`;
+
+const IDEM_ABORT = `
+if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`;
+
 const IDEM_COMPLETE = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'status') == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'body', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`;
@@ -93,7 +125,11 @@ type Scripted = Redis & {
   dcRate(k: string, limit: number, windowMs: number): Promise<[number, number, number]>;
   dcSeat(k1: string, k2: string, k3: string, mid: string, seats: number, now: number, until: number, info: string, kind: string): Promise<[number, number]>;
   dcReport(k1: string, k2: string, scans: number, now: number, ttl: number): Promise<number>;
-  dcIdemBegin(k: string, fp: string, ttl: number): Promise<string[]>;
+  dcReservePaid(k1: string, k2: string, k3: string, quota: number, ttl: number, period: string, day: string): Promise<[number, number]>;
+  dcReleasePaid(k1: string, k2: string, k3: string): Promise<number>;
+  dcIdemBegin(k: string, fp: string, owner: string, leaseUntil: number, ttl: number, now: number, takeOverFrom: string): Promise<string[]>;
+  dcIdemRenew(k: string, owner: string, leaseUntil: number): Promise<number>;
+  dcIdemAbort(k: string, owner: string): Promise<number>;
   dcIdemComplete(k: string, status: number, body: string, ttl: number): Promise<number>;
 };
 
@@ -137,7 +173,11 @@ export class RedisStore implements Store {
     s.defineCommand('dcRate', { numberOfKeys: 1, lua: RATE });
     s.defineCommand('dcSeat', { numberOfKeys: 3, lua: SEAT });
     s.defineCommand('dcReport', { numberOfKeys: 2, lua: REPORT });
+    s.defineCommand('dcReservePaid', { numberOfKeys: 3, lua: RESERVE_PAID });
+    s.defineCommand('dcReleasePaid', { numberOfKeys: 3, lua: RELEASE_PAID });
     s.defineCommand('dcIdemBegin', { numberOfKeys: 1, lua: IDEM_BEGIN });
+    s.defineCommand('dcIdemRenew', { numberOfKeys: 1, lua: IDEM_RENEW });
+    s.defineCommand('dcIdemAbort', { numberOfKeys: 1, lua: IDEM_ABORT });
     s.defineCommand('dcIdemComplete', { numberOfKeys: 1, lua: IDEM_COMPLETE });
     if (opts.waitForReady === false) {
       // the first attempt may fail; ioredis keeps retrying with retryStrategy
@@ -214,6 +254,23 @@ export class RedisStore implements Store {
     });
   }
 
+  listCustomers(): Promise<Customer[]> {
+    return this.run(async () => {
+      // customers are few (one per company) and this is an operator's command: a SCAN is fine
+      const out: Customer[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.r.scan(cursor, 'MATCH', this.k('cust', '*'), 'COUNT', 500);
+        cursor = next;
+        for (const k of keys) {
+          const c = await this.getCustomer(k.slice(this.k('cust', '').length));
+          if (c) out.push(c);
+        }
+      } while (cursor !== '0');
+      return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+    });
+  }
+
   customerByKeyHash(hash: string): Promise<Customer | null> {
     return this.run(async () => {
       const id = await this.r.get(this.k('key', hash));
@@ -237,15 +294,21 @@ export class RedisStore implements Store {
     });
   }
 
-  reserveScan(customerId: string, periodStart: string, day: string, quota: number): Promise<ReserveResult> {
+  reserveScan(customerId: string, periodStart: string, day: string, quota: number, paidBy?: IdempotencyRef): Promise<ReserveResult> {
     return this.run(async () => {
-      const [ok, used] = await this.r.dcReserve(this.k('use', customerId, periodStart), this.k('day', customerId, day), quota, USAGE_TTL_S);
+      const [ok, used] = paidBy
+        ? await this.r.dcReservePaid(this.k('use', customerId, periodStart), this.k('day', customerId, day), this.k('idem', paidBy.scope, paidBy.key),
+          quota, USAGE_TTL_S, periodStart, day)
+        : await this.r.dcReserve(this.k('use', customerId, periodStart), this.k('day', customerId, day), quota, USAGE_TTL_S);
       return { ok: ok === 1, used: Number(used) };
     });
   }
 
-  releaseScan(customerId: string, periodStart: string, day: string): Promise<void> {
-    return this.run(async () => { await this.r.dcRelease(this.k('use', customerId, periodStart), this.k('day', customerId, day)); });
+  releaseScan(customerId: string, periodStart: string, day: string, paidBy?: IdempotencyRef): Promise<void> {
+    return this.run(async () => {
+      if (paidBy) await this.r.dcReleasePaid(this.k('use', customerId, periodStart), this.k('day', customerId, day), this.k('idem', paidBy.scope, paidBy.key));
+      else await this.r.dcRelease(this.k('use', customerId, periodStart), this.k('day', customerId, day));
+    });
   }
 
   usage(customerId: string, periodStart: string): Promise<number> {
@@ -341,20 +404,27 @@ export class RedisStore implements Store {
       this.k('mach', licenseId, 'sdk', machineId), scans, nowMs, REPORT_TTL_S)) === 1);
   }
 
-  idempotencyBegin(scope: string, key: string, fingerprint: string, ttlMs: number, _nowMs: number): Promise<IdempotencyState> {
+  idempotencyBegin(scope: string, key: string, fingerprint: string, owner: string, leaseMs: number, ttlMs: number,
+    nowMs: number, takeOverFrom?: string): Promise<IdempotencyState> {
     return this.run(async () => {
-      const r = await this.r.dcIdemBegin(this.k('idem', scope, key), fingerprint, ttlMs);
+      const r = await this.r.dcIdemBegin(this.k('idem', scope, key), fingerprint, owner, nowMs + leaseMs, ttlMs, nowMs, takeOverFrom ?? '');
       if (r[0] === 'done') return { state: 'done', status: Number(r[1]), body: String(r[2]) };
-      return { state: r[0] as 'new' | 'pending' | 'mismatch' };
+      if (r[0] === 'pending') return { state: 'pending', owner: String(r[1]) };
+      if (r[0] === 'resumed') return { state: 'resumed', charged: r[1] && r[2] ? { period: String(r[1]), day: String(r[2]) } : null };
+      return { state: r[0] as 'new' | 'mismatch' };
     });
+  }
+
+  idempotencyRenew(scope: string, key: string, owner: string, leaseMs: number, nowMs: number): Promise<void> {
+    return this.run(async () => { await this.r.dcIdemRenew(this.k('idem', scope, key), owner, nowMs + leaseMs); });
   }
 
   idempotencyComplete(scope: string, key: string, status: number, body: string, ttlMs: number, _nowMs: number): Promise<void> {
     return this.run(async () => { await this.r.dcIdemComplete(this.k('idem', scope, key), status, body, ttlMs); });
   }
 
-  idempotencyAbort(scope: string, key: string): Promise<void> {
-    return this.run(async () => { await this.r.del(this.k('idem', scope, key)); });
+  idempotencyAbort(scope: string, key: string, owner: string): Promise<void> {
+    return this.run(async () => { await this.r.dcIdemAbort(this.k('idem', scope, key), owner); });
   }
 }
 

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  Customer, IdempotencyState, LicenseRecord, MachineKind, MachineRecord, NewCustomer,
+  Customer, IdempotencyRef, IdempotencyState, LicenseRecord, MachineKind, MachineRecord, NewCustomer,
   RateResult, ReserveResult, SeatResult, Store, StoreUnavailableError,
 } from './types';
 
@@ -41,6 +41,14 @@ CREATE TABLE IF NOT EXISTS idempotency (
   body TEXT, expires INTEGER NOT NULL, PRIMARY KEY (scope, key));
 `;
 
+/** Columns added after the first release; a database made before gets them on open. */
+const ADDED_COLUMNS: [table: string, column: string, type: string][] = [
+  ['idempotency', 'owner', "TEXT NOT NULL DEFAULT ''"],
+  ['idempotency', 'lease', 'INTEGER NOT NULL DEFAULT 0'],
+  ['idempotency', 'charged_period', 'TEXT'],
+  ['idempotency', 'charged_day', 'TEXT'],
+];
+
 interface CustomerRow { id: string; name: string; plan: string; quota: number; signup: string; created_at: number; key_hash: string }
 
 function toCustomer(r: CustomerRow | undefined): Customer | null {
@@ -54,7 +62,13 @@ export class SqliteStore implements Store {
 
   /** `file`: the database path (its folder is created); ':memory:' for a private in-memory db */
   constructor(readonly file: string) {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ':memory:') {
+      // Customers, key hashes and licences live here: private to the server's user, as
+      // `admin init` makes the data folder, whichever command runs first (issue 16). An existing
+      // folder or file keeps the mode its owner gave it.
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      fs.closeSync(fs.openSync(file, 'a', 0o600)); // SQLite gives its -wal and -shm files this mode too
+    }
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // NORMAL is durable across process crashes in WAL mode (only an OS crash can lose the last
@@ -62,6 +76,10 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    for (const [table, column, type] of ADDED_COLUMNS) {
+      const cols = this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+      if (!cols.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+    }
   }
 
   /** Runs `fn` and turns SQLite's own failures (busy, disk, closed) into StoreUnavailableError. */
@@ -101,6 +119,10 @@ export class SqliteStore implements Store {
     return this.run(() => toCustomer(this.db.prepare('SELECT * FROM customers WHERE id = ?').get(id) as CustomerRow | undefined));
   }
 
+  listCustomers(): Promise<Customer[]> {
+    return this.run(() => (this.db.prepare('SELECT * FROM customers ORDER BY created_at, id').all() as CustomerRow[]).map((r) => toCustomer(r)!));
+  }
+
   customerByKeyHash(hash: string): Promise<Customer | null> {
     return this.run(() => toCustomer(this.db.prepare('SELECT * FROM customers WHERE key_hash = ?').get(hash) as CustomerRow | undefined));
   }
@@ -109,7 +131,7 @@ export class SqliteStore implements Store {
     return this.run(() => this.db.prepare('UPDATE customers SET key_hash = ? WHERE id = ?').run(hash, customerId).changes === 1);
   }
 
-  reserveScan(customerId: string, periodStart: string, day: string, quota: number): Promise<ReserveResult> {
+  reserveScan(customerId: string, periodStart: string, day: string, quota: number, paidBy?: IdempotencyRef): Promise<ReserveResult> {
     const tx = this.db.transaction((): ReserveResult => {
       const row = this.db.prepare('SELECT used FROM usage_period WHERE customer_id = ? AND period = ?')
         .get(customerId, periodStart) as { used: number } | undefined;
@@ -119,13 +141,21 @@ export class SqliteStore implements Store {
         ON CONFLICT (customer_id, period) DO UPDATE SET used = used + 1`).run(customerId, periodStart);
       this.db.prepare(`INSERT INTO usage_day (customer_id, day, used) VALUES (?, ?, 1)
         ON CONFLICT (customer_id, day) DO UPDATE SET used = used + 1`).run(customerId, day);
+      if (paidBy) {
+        this.db.prepare('UPDATE idempotency SET charged_period = ?, charged_day = ? WHERE scope = ? AND key = ?')
+          .run(periodStart, day, paidBy.scope, paidBy.key);
+      }
       return { ok: true, used: used + 1 };
     });
     return this.run(() => tx.immediate());
   }
 
-  releaseScan(customerId: string, periodStart: string, day: string): Promise<void> {
+  releaseScan(customerId: string, periodStart: string, day: string, paidBy?: IdempotencyRef): Promise<void> {
     const tx = this.db.transaction(() => {
+      if (paidBy) {
+        this.db.prepare('UPDATE idempotency SET charged_period = NULL, charged_day = NULL WHERE scope = ? AND key = ?')
+          .run(paidBy.scope, paidBy.key);
+      }
       this.db.prepare('UPDATE usage_period SET used = used - 1 WHERE customer_id = ? AND period = ? AND used > 0')
         .run(customerId, periodStart);
       this.db.prepare('UPDATE usage_day SET used = used - 1 WHERE customer_id = ? AND day = ? AND used > 0')
@@ -246,31 +276,47 @@ export class SqliteStore implements Store {
     return this.run(() => tx.immediate());
   }
 
-  idempotencyBegin(scope: string, key: string, fingerprint: string, ttlMs: number, nowMs: number): Promise<IdempotencyState> {
+  idempotencyBegin(scope: string, key: string, fingerprint: string, owner: string, leaseMs: number, ttlMs: number,
+    nowMs: number, takeOverFrom?: string): Promise<IdempotencyState> {
     const tx = this.db.transaction((): IdempotencyState => {
-      const r = this.db.prepare('SELECT fingerprint, status, body, expires FROM idempotency WHERE scope = ? AND key = ?')
-        .get(scope, key) as { fingerprint: string; status: number | null; body: string | null; expires: number } | undefined;
+      const r = this.db.prepare(`SELECT fingerprint, status, body, expires, owner, lease, charged_period, charged_day
+        FROM idempotency WHERE scope = ? AND key = ?`).get(scope, key) as
+        { fingerprint: string; status: number | null; body: string | null; expires: number; owner: string; lease: number;
+          charged_period: string | null; charged_day: string | null } | undefined;
       if (r && r.expires > nowMs) {
         if (r.fingerprint !== fingerprint) return { state: 'mismatch' };
-        if (r.status === null || r.body === null) return { state: 'pending' };
-        return { state: 'done', status: r.status, body: r.body };
+        if (r.status !== null && r.body !== null) return { state: 'done', status: r.status, body: r.body };
+        if (r.lease > nowMs && (takeOverFrom === undefined || r.owner !== takeOverFrom)) return { state: 'pending', owner: r.owner };
+        this.db.prepare('UPDATE idempotency SET owner = ?, lease = ? WHERE scope = ? AND key = ?').run(owner, nowMs + leaseMs, scope, key);
+        const charged = r.charged_period !== null && r.charged_day !== null ? { period: r.charged_period, day: r.charged_day } : null;
+        return { state: 'resumed', charged };
       }
-      this.db.prepare(`INSERT INTO idempotency (scope, key, fingerprint, status, body, expires) VALUES (?, ?, ?, NULL, NULL, ?)
-        ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = NULL, body = NULL, expires = excluded.expires`)
-        .run(scope, key, fingerprint, nowMs + ttlMs);
+      this.db.prepare(`INSERT INTO idempotency (scope, key, fingerprint, status, body, expires, owner, lease, charged_period, charged_day)
+        VALUES (?, ?, ?, NULL, NULL, ?, ?, ?, NULL, NULL)
+        ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = NULL, body = NULL,
+        expires = excluded.expires, owner = excluded.owner, lease = excluded.lease, charged_period = NULL, charged_day = NULL`)
+        .run(scope, key, fingerprint, nowMs + ttlMs, owner, nowMs + leaseMs);
       return { state: 'new' };
     });
     return this.run(() => tx.immediate());
   }
 
+  idempotencyRenew(scope: string, key: string, owner: string, leaseMs: number, nowMs: number): Promise<void> {
+    return this.run(() => {
+      this.db.prepare('UPDATE idempotency SET lease = ? WHERE scope = ? AND key = ? AND owner = ? AND status IS NULL')
+        .run(nowMs + leaseMs, scope, key, owner);
+    });
+  }
+
   idempotencyComplete(scope: string, key: string, status: number, body: string, ttlMs: number, nowMs: number): Promise<void> {
     return this.run(() => {
-      this.db.prepare('UPDATE idempotency SET status = ?, body = ?, expires = ? WHERE scope = ? AND key = ?')
+      // the first answer stays: a slow first owner finishing after a takeover changes nothing
+      this.db.prepare('UPDATE idempotency SET status = ?, body = ?, expires = ? WHERE scope = ? AND key = ? AND status IS NULL')
         .run(status, body, nowMs + ttlMs, scope, key);
     });
   }
 
-  idempotencyAbort(scope: string, key: string): Promise<void> {
-    return this.run(() => { this.db.prepare('DELETE FROM idempotency WHERE scope = ? AND key = ?').run(scope, key); });
+  idempotencyAbort(scope: string, key: string, owner: string): Promise<void> {
+    return this.run(() => { this.db.prepare('DELETE FROM idempotency WHERE scope = ? AND key = ? AND owner = ?').run(scope, key, owner); });
   }
 }

@@ -71,11 +71,24 @@ export interface SeatResult {
   seatsUsed: number;
 }
 
+/** The scan an idempotent request took (the period and day counters it went into). */
+export interface ChargedScan { period: string; day: string }
+
+/** An idempotency record a reserveScan marks as paid (and a releaseScan unmarks). */
+export interface IdempotencyRef { scope: string; key: string }
+
 export type IdempotencyState =
   | { state: 'new' }
-  | { state: 'pending' }
+  /** another owner holds the record and its lease runs: `owner` says who (see server/src/owner.ts) */
+  | { state: 'pending'; owner: string }
   | { state: 'mismatch' }
-  | { state: 'done'; status: number; body: string };
+  | { state: 'done'; status: number; body: string }
+  /**
+   * the record was pending but its owner is gone (lease ran out, or the caller named it as dead):
+   * the caller now owns it. `charged` is the scan the first owner already took (null: none), so
+   * the retry decodes against it instead of taking a second one.
+   */
+  | { state: 'resumed'; charged: ChargedScan | null };
 
 export interface Store {
   readonly kind: 'sqlite' | 'redis';
@@ -90,15 +103,21 @@ export interface Store {
 
   createCustomer(c: NewCustomer, apiKeyHash: string, nowMs: number): Promise<void>;
   getCustomer(id: string): Promise<Customer | null>;
+  /** every customer, oldest first (`admin customer list`) */
+  listCustomers(): Promise<Customer[]>;
   /** the customer whose current API key hashes to `hash`, or null */
   customerByKeyHash(hash: string): Promise<Customer | null>;
   /** replaces the customer's key (the old one stops working at once); false if no such customer */
   setApiKeyHash(customerId: string, hash: string): Promise<boolean>;
 
-  /** atomically: if used < quota then used += 1 (period and day counters) */
-  reserveScan(customerId: string, periodStart: string, day: string, quota: number): Promise<ReserveResult>;
-  /** gives back one reserved scan (only when the service itself failed before answering) */
-  releaseScan(customerId: string, periodStart: string, day: string): Promise<void>;
+  /**
+   * atomically: if used < quota then used += 1 (period and day counters); with `paidBy`, the same
+   * atomic step marks that idempotency record as charged, so a crash can never leave a scan taken
+   * without the record knowing it (which would bill the retry a second time)
+   */
+  reserveScan(customerId: string, periodStart: string, day: string, quota: number, paidBy?: IdempotencyRef): Promise<ReserveResult>;
+  /** gives back one reserved scan (only when the service itself failed before answering); unmarks `paidBy` */
+  releaseScan(customerId: string, periodStart: string, day: string, paidBy?: IdempotencyRef): Promise<void>;
   usage(customerId: string, periodStart: string): Promise<number>;
   /** scans per day for days in [fromDay, toDay] (only days with scans) */
   dailyUsage(customerId: string, fromDay: string, toDay: string): Promise<Record<string, number>>;
@@ -125,13 +144,20 @@ export interface Store {
     nowMs: number): Promise<boolean>;
 
   /**
-   * Starts an idempotent request: `new` (the caller must complete or abort it), `pending` (the
-   * same key is being processed now), `mismatch` (the key was used with another request body),
-   * or `done` with the stored answer.
+   * Starts an idempotent request for `owner` (one server process), holding a lease until
+   * nowMs + leaseMs: `new` (the caller must complete or abort it), `pending` (another owner is
+   * processing it and its lease runs), `mismatch` (the key was used with another request body),
+   * `done` with the stored answer, or `resumed` (the record was pending, but its lease ran out or
+   * its owner is `takeOverFrom`, which the caller found dead: the caller owns it now). The record
+   * lives `ttlMs`.
    */
-  idempotencyBegin(scope: string, key: string, fingerprint: string, ttlMs: number, nowMs: number): Promise<IdempotencyState>;
+  idempotencyBegin(scope: string, key: string, fingerprint: string, owner: string, leaseMs: number, ttlMs: number,
+    nowMs: number, takeOverFrom?: string): Promise<IdempotencyState>;
+  /** extends the owner's lease while it still works on the request (no-op once done or taken over) */
+  idempotencyRenew(scope: string, key: string, owner: string, leaseMs: number, nowMs: number): Promise<void>;
   idempotencyComplete(scope: string, key: string, status: number, body: string, ttlMs: number, nowMs: number): Promise<void>;
-  idempotencyAbort(scope: string, key: string): Promise<void>;
+  /** forgets the record, if `owner` still owns it */
+  idempotencyAbort(scope: string, key: string, owner: string): Promise<void>;
 }
 
 /** The error a store throws when it cannot answer; the API maps it to 503. */
