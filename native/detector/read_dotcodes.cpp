@@ -271,6 +271,22 @@ struct Candidate {
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
+// The rectangles with every overlapping group replaced by its union (each region read once).
+std::vector<Rect> unionOfOverlapping(const std::vector<Rect>& in) {
+  std::vector<Rect> out;
+  for (const Rect& b : in) {
+    bool merged = false;
+    for (Rect& u : out)
+      if (b.x0 < u.x1 && u.x0 < b.x1 && b.y0 < u.y1 && u.y0 < b.y1) {
+        u = {std::min(u.x0, b.x0), std::min(u.y0, b.y0), std::max(u.x1, b.x1), std::max(u.y1, b.y1)};
+        merged = true;
+        break;
+      }
+    if (!merged) out.push_back(b);
+  }
+  return out;
+}
+
 // A rectangle of a pass image in the caller's image (regions are kept in image coordinates).
 Rect toImage(const Frame& f, const Rect& r) {
   return {static_cast<int>(r.x0 / f.scale + f.ox), static_cast<int>(r.y0 / f.scale + f.oy),
@@ -613,38 +629,26 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
       // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
       double budget = pass->dark ? kPeaksPixelsDark : kPeaksPixels;
       std::vector<Rect>& spilled = pass->dark ? spillPeaksDark : spillPeaksLight;
-      for (size_t ri = 0; ri < regions.size(); ++ri) {
-        if (found || stop) return;
-        const Rect r = regions[ri];
-        if (static_cast<int>(ri) >= kPeaksRegions) break;
-        const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
-        if (area > budget) continue;
-        budget -= area;
-        GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
-        run(crop, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
-        // Dots of 4+ px have several maxima of the small centre-surround filter (their rims); at
-        // half resolution the same filter fits them (a quarter of the work).
-        if (found || stop || crop.width < kHalfMin || crop.height < kHalfMin) continue;
-        GreyImage half;
-        downsample2(crop, workspace().half, half);
-        run(half, *pass, Frame{0.5f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
-        // lattices cut by their region's border are read again on their whole box
-        if (ri + 1 == regions.size() && !spilled.empty() && regions.size() < 32) {
-          // (the boxes already hold their margin; overlapping ones are read once, as their union)
-          std::vector<Rect> boxes;
-          for (const Rect& b : spilled) {
-            bool merged = false;
-            for (Rect& u : boxes)
-              if (b.x0 < u.x1 && u.x0 < b.x1 && b.y0 < u.y1 && u.y0 < b.y1) {
-                u = {std::min(u.x0, b.x0), std::min(u.y0, b.y0), std::max(u.x1, b.x1), std::max(u.y1, b.y1)};
-                merged = true;
-                break;
-              }
-            if (!merged) boxes.push_back(b);
+      // rounds 2 and 3: lattices cut by their region's border, read again on their whole box
+      for (int round = 0; round < 3 && !regions.empty(); ++round) {
+        for (size_t ri = 0; ri < regions.size() && static_cast<int>(ri) < kPeaksRegions; ++ri) {
+          if (found || stop) return;
+          const Rect r = regions[ri];
+          const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+          if (area > budget) continue;
+          budget -= area;
+          GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
+          run(crop, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
+          // Dots of 4+ px have several maxima of the small centre-surround filter (their rims);
+          // at half resolution the same filter fits them (a quarter of the work).
+          if (!found && !stop && crop.width >= kHalfMin && crop.height >= kHalfMin) {
+            GreyImage half;
+            downsample2(crop, workspace().half, half);
+            run(half, *pass, Frame{0.5f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
           }
-          spilled.clear();
-          regions.insert(regions.end(), boxes.begin(), boxes.end());
         }
+        regions = unionOfOverlapping(spilled);  // (the boxes already hold their margin)
+        spilled.clear();
       }
     }
   }
