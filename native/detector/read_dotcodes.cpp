@@ -232,6 +232,7 @@ constexpr double kPeaksPixelsDark = 160000;
 // only on regions of at least kHalfMin pixels a side (a symbol of dots 4+ px wide is larger).
 constexpr int kPeaksRegions = 14;
 constexpr int kHalfMin = 64;
+constexpr int kPeaksRounds = 8;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
 constexpr int kReach = 24;
@@ -629,8 +630,9 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
       // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
       double budget = pass->dark ? kPeaksPixelsDark : kPeaksPixels;
       std::vector<Rect>& spilled = pass->dark ? spillPeaksDark : spillPeaksLight;
-      // rounds 2 and 3: lattices cut by their region's border, read again on their whole box
-      for (int round = 0; round < 3 && !regions.empty(); ++round) {
+      // later rounds: lattices cut by their region's border, read again on their whole box (a
+      // blurred lattice grows a little with each re-read)
+      for (int round = 0; round < kPeaksRounds && !regions.empty(); ++round) {
         for (size_t ri = 0; ri < regions.size() && static_cast<int>(ri) < kPeaksRegions; ++ri) {
           if (found || stop) return;
           const Rect r = regions[ri];
