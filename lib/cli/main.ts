@@ -75,29 +75,41 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
   }
 }
 
-interface DecodeArgs { files: string[]; format?: Format; gs1: Gs1Mode; json: boolean }
-
-export function parseDecodeArgs(args: string[]): DecodeArgs {
-  const out: DecodeArgs = { files: [], gs1: 'auto', json: false };
+/**
+ * One walk over a command's arguments, shared by the commands: FILE arguments (and `-`, and
+ * everything after `--`) go to onFile; options, as `--name value` or `--name=value`, go to
+ * onOption with a function that takes their value (and says so when it is missing) and whether
+ * one was given inline.
+ */
+function walkArgs(args: string[], onFile: (file: string) => void,
+  onOption: (name: string, value: () => string, inline: boolean, arg: string) => void): void {
   let optionsDone = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (optionsDone || a === '-' || !a.startsWith('-')) {
-      out.files.push(a);
+      onFile(a);
       continue;
     }
     if (a === '--') { optionsDone = true; continue; }
     const eq = a.indexOf('=');
     const name = eq > 0 ? a.slice(0, eq) : a;
-    const value = (): string => {
+    onOption(name, () => {
       if (eq > 0) return a.slice(eq + 1);
       const v = args[++i];
       if (v === undefined) throw new UsageError(`${name} needs a value`);
       return v;
-    };
+    }, eq > 0, a);
+  }
+}
+
+interface DecodeArgs { files: string[]; format?: Format; gs1: Gs1Mode; json: boolean }
+
+export function parseDecodeArgs(args: string[]): DecodeArgs {
+  const out: DecodeArgs = { files: [], gs1: 'auto', json: false };
+  walkArgs(args, (f) => out.files.push(f), (name, value, inline, a) => {
     switch (name) {
       case '--json':
-        if (eq > 0) throw new UsageError('--json takes no value');
+        if (inline) throw new UsageError('--json takes no value');
         out.json = true;
         break;
       case '--format': {
@@ -117,7 +129,7 @@ export function parseDecodeArgs(args: string[]): DecodeArgs {
       default:
         throw new UsageError(`unknown option "${a}"`);
     }
-  }
+  });
   if (out.files.length === 0) throw new UsageError('decode needs at least one FILE');
   return out;
 }
@@ -201,22 +213,7 @@ interface InspectArgs { image: string; out: string }
 export function parseInspectArgs(args: string[]): InspectArgs {
   const files: string[] = [];
   let out: string | undefined;
-  let optionsDone = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (optionsDone || a === '-' || !a.startsWith('-')) {
-      files.push(a);
-      continue;
-    }
-    if (a === '--') { optionsDone = true; continue; }
-    const eq = a.indexOf('=');
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    const value = (): string => {
-      if (eq > 0) return a.slice(eq + 1);
-      const v = args[++i];
-      if (v === undefined) throw new UsageError(`${name} needs a value`);
-      return v;
-    };
+  walkArgs(args, (f) => files.push(f), (name, value, _inline, a) => {
     switch (name) {
       case '--out':
         out = value();
@@ -231,7 +228,7 @@ export function parseInspectArgs(args: string[]): InspectArgs {
       default:
         throw new UsageError(`unknown option "${a}"`);
     }
-  }
+  });
   if (files.length !== 1) throw new UsageError(files.length ? 'inspect takes one IMAGE' : 'inspect needs an IMAGE');
   if (out === undefined) throw new UsageError('inspect needs --out DIR (the folder for the pictures and the report)');
   return { image: files[0], out };
