@@ -233,6 +233,8 @@ constexpr double kPeaksPixelsDark = 160000;
 constexpr int kPeaksRegions = 14;
 constexpr int kHalfMin = 64;
 constexpr int kPeaksRounds = 8;
+// Images larger than this (long side, px) are also read halved, and halved again, to this size.
+constexpr int kPyramidSide = 1400;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
 constexpr int kReach = 24;
@@ -817,6 +819,32 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     }
     return 0;
   });
+  // Phone photos and close-ups: a large image whose modules are 10+ px wide and soft reads
+  // nothing at its own scale (the peak search and the region budgets are made for 2-6 px
+  // modules); the same passes on a copy halved until it fits kPyramidSide may read it.
+  if (results.empty() && options.tryHarder && std::max(image.width, image.height) > kPyramidSide) {
+    const double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+    if (left > 1) {
+      std::vector<uint8_t> buffers[2];
+      GreyImage small = image;
+      int factor = 1;
+      for (int k = 0; std::max(small.width, small.height) > kPyramidSide; ++k) {
+        GreyImage next;
+        downsample2(small, buffers[k & 1], next);  // (reads the other buffer, or the image)
+        small = next;
+        factor *= 2;
+      }
+      ReadOptions o = options;
+      o.timeBudgetMs = left;
+      o.trace = nullptr;  // (the trace holds the caller's scale only)
+      results = readDotCodes(small, o);
+      for (ReadResult& r : results)
+        for (PointF& p : r.corners) {
+          p.x *= static_cast<float>(factor);
+          p.y *= static_cast<float>(factor);
+        }
+    }
+  }
   return results;
 }
 
