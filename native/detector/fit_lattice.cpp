@@ -9,10 +9,8 @@
 #include <unordered_map>
 
 #include "detector/detector_internal.h"
-#if defined(DC_DEBUG) || defined(DC_PROF)
-#include <cstdio>
-#endif
 #ifdef DC_DEBUG
+#include <cstdio>
 #define DBG(...) fprintf(stderr, __VA_ARGS__)
 #else
 #define DBG(...)
@@ -478,11 +476,6 @@ bool trimToDenseBand(LatticeFit& fit) {
     for (const LatticeDot& d : fit.dots) ++counts[(rows ? d.row : d.col) - base];
     int lo, hi;
     densestBand(counts, 0.5f * topHalfMean(counts), lo, hi);
-#ifdef DC_PROF
-    fprintf(stderr, "     trim %s:", rows ? "rows" : "cols");
-    for (int c : counts) fprintf(stderr, " %d", c);
-    fprintf(stderr, " thr %.2f -> [%d, %d]\n", 0.5f * topHalfMean(counts), lo, hi);
-#endif
     if (lo == 0 && hi == n - 1) continue;
     std::vector<LatticeDot> kept;
     for (const LatticeDot& d : fit.dots) {

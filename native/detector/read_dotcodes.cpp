@@ -512,7 +512,6 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
             y0 = std::min(y0, p.y); y1 = std::max(y1, p.y);
           }
         const bool beyond = x0 < 0 || y0 < 0 || x1 > img.width || y1 > img.height;
-        PPROF("     spill? beyond %d box %.0f,%.0f-%.0f,%.0f frame %.1f,%.1f\n", beyond, x0, y0, x1, y1, frame.ox, frame.oy);
         if (beyond && frame.ox + frame.oy > 0 && (x1 - x0) * (y1 - y0) <= 400000.0f * frame.scale * frame.scale) {
           Rect b{static_cast<int>(x0 / frame.scale + frame.ox), static_cast<int>(y0 / frame.scale + frame.oy),
                  static_cast<int>(x1 / frame.scale + frame.ox) + 1, static_cast<int>(y1 / frame.scale + frame.oy) + 1};
