@@ -20,37 +20,32 @@ const DAY_S = 86400;
 const USAGE_TTL_S = 400 * DAY_S;
 const REPORT_TTL_S = 90 * DAY_S;
 
-const RESERVE = `
+// Takes one scan of the quota (KEYS[1] the period's counter, KEYS[2] the day's; ARGV[1] quota,
+// ARGV[2] ttl) and gives it back. The paid variants do the same and, in the same atomic step,
+// mark or unmark the idempotency record KEYS[3] as paid (period ARGV[3], day ARGV[4]), so a retry
+// after a crash resumes against this scan instead of taking a second one.
+function reserveScript(andThen: string): string {
+  return `
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 if used >= tonumber(ARGV[1]) then return {0, used} end
 used = redis.call('INCR', KEYS[1])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('INCR', KEYS[2])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
+${andThen}
 return {1, used}`;
-
-// the same, and in the same atomic step: marks the idempotency record KEYS[3] as paid (period,
-// day), so a retry after a crash resumes against this scan instead of taking a second one
-const RESERVE_PAID = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-if used >= tonumber(ARGV[1]) then return {0, used} end
-used = redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('INCR', KEYS[2])
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('HSET', KEYS[3], 'cp', ARGV[3], 'cd', ARGV[4]) end
-return {1, used}`;
-
-const RELEASE_PAID = `
+}
+function releaseScript(andThen: string): string {
+  return `
 if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
 if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
-redis.call('HDEL', KEYS[3], 'cp', 'cd')
+${andThen}
 return 1`;
-
-const RELEASE = `
-if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
-if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
-return 1`;
+}
+const RESERVE = reserveScript('');
+const RESERVE_PAID = reserveScript(`if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('HSET', KEYS[3], 'cp', ARGV[3], 'cd', ARGV[4]) end`);
+const RELEASE = releaseScript('');
+const RELEASE_PAID = releaseScript(`redis.call('HDEL', KEYS[3], 'cp', 'cd')`);
 
 // Fixed window: the counter key expires with the window.
 const RATE = `
