@@ -51,19 +51,23 @@ Napi::Object symbolToJs(Napi::Env env, const dc::DotCodeSymbol& s) {
   return o;
 }
 
+Napi::Array cornersToJs(Napi::Env env, const dc::PointF* corners) {
+  Napi::Array arr = Napi::Array::New(env, 4);
+  for (uint32_t k = 0; k < 4; ++k) {
+    Napi::Object p = Napi::Object::New(env);
+    p.Set("x", Napi::Number::New(env, corners[k].x));
+    p.Set("y", Napi::Number::New(env, corners[k].y));
+    arr.Set(k, p);
+  }
+  return arr;
+}
+
 Napi::Array readResultsToJs(Napi::Env env, const std::vector<dc::ReadResult>& results) {
   Napi::Array arr = Napi::Array::New(env, results.size());
   for (size_t i = 0; i < results.size(); ++i) {
     Napi::Object o = symbolToJs(env, results[i].symbol);
     o.Set("via", Napi::String::New(env, results[i].via));
-    Napi::Array corners = Napi::Array::New(env, 4);
-    for (uint32_t k = 0; k < 4; ++k) {
-      Napi::Object p = Napi::Object::New(env);
-      p.Set("x", Napi::Number::New(env, results[i].corners[k].x));
-      p.Set("y", Napi::Number::New(env, results[i].corners[k].y));
-      corners.Set(k, p);
-    }
-    o.Set("corners", corners);
+    o.Set("corners", cornersToJs(env, results[i].corners));
     arr.Set(static_cast<uint32_t>(i), o);
   }
   return arr;
@@ -165,16 +169,25 @@ bool parseImageArgs(const Napi::CallbackInfo& info, ImageArgs& args) {
   return true;
 }
 
-Napi::Value ReadImageSync(const Napi::CallbackInfo& info) {
+// The synchronous image entry points: parse the arguments, run `read` on them, and turn any
+// exception into a JS error (the addon must never take the process down).
+template <class F>
+Napi::Value withImageArgs(const Napi::CallbackInfo& info, F&& read) {
   Napi::Env env = info.Env();
   ImageArgs args;
   if (!parseImageArgs(info, args)) return env.Null();
   try {
-    return readResultsToJs(env, dc::readDotCodes(args.image, args.options));
+    return read(env, args);
   } catch (const std::exception& e) {
     Napi::Error::New(env, std::string("decode_error:native:") + e.what()).ThrowAsJavaScriptException();
     return env.Null();
   }
+}
+
+Napi::Value ReadImageSync(const Napi::CallbackInfo& info) {
+  return withImageArgs(info, [](Napi::Env env, ImageArgs& args) -> Napi::Value {
+    return readResultsToJs(env, dc::readDotCodes(args.image, args.options));
+  });
 }
 
 Napi::Float32Array traceDotsToJs(Napi::Env env, const std::vector<dc::TraceDot>& dots) {
@@ -188,16 +201,6 @@ Napi::Float32Array traceDotsToJs(Napi::Env env, const std::vector<dc::TraceDot>&
   return a;
 }
 
-Napi::Array cornersToJs(Napi::Env env, const dc::PointF* corners) {
-  Napi::Array arr = Napi::Array::New(env, 4);
-  for (uint32_t k = 0; k < 4; ++k) {
-    Napi::Object p = Napi::Object::New(env);
-    p.Set("x", Napi::Number::New(env, corners[k].x));
-    p.Set("y", Napi::Number::New(env, corners[k].y));
-    arr.Set(k, p);
-  }
-  return arr;
-}
 
 Napi::Object traceToJs(Napi::Env env, const dc::DetectorTrace& t) {
   Napi::Object o = Napi::Object::New(env);
@@ -264,20 +267,14 @@ Napi::Object traceToJs(Napi::Env env, const dc::DetectorTrace& t) {
 // inspectImageSync(grey, width, height[, options]) -> { results, passes, hypotheses }: the same
 // read as readImageSync with what every stage saw (dotcode inspect).
 Napi::Value InspectImageSync(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  ImageArgs args;
-  if (!parseImageArgs(info, args)) return env.Null();
-  try {
+  return withImageArgs(info, [](Napi::Env env, ImageArgs& args) -> Napi::Value {
     dc::DetectorTrace trace;
     args.options.trace = &trace;
     const std::vector<dc::ReadResult> results = dc::readDotCodes(args.image, args.options);
     Napi::Object o = traceToJs(env, trace);
     o.Set("results", readResultsToJs(env, results));
     return o;
-  } catch (const std::exception& e) {
-    Napi::Error::New(env, std::string("decode_error:native:") + e.what()).ThrowAsJavaScriptException();
-    return env.Null();
-  }
+  });
 }
 
 // Runs the detector on the libuv pool; keeps a reference to the pixel buffer while it works.
