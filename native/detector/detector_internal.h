@@ -132,6 +132,11 @@ void SpatialIndex::forEachNear(float x, float y, float r, F&& f) const {
 // Clusters: indices into the blob list, largest cluster first; clusters smaller than minSize dropped.
 void groupDots(const std::vector<Blob>& blobs, const SpatialIndex& index, int minSize,
                std::vector<std::vector<int>>& clusters);
+// Peaks (locate_peaks.cpp): clusters of the seed peaks only (noise peaks would chain everything
+// together), linked by the seeds' own spacing; indices into `peaks`. The lattice still grows over
+// every peak.
+void groupSeeds(const std::vector<Blob>& peaks, const std::vector<uint8_t>& seed, int width, int height, float cell,
+                int minSize, std::vector<std::vector<int>>& clusters);
 
 // A lattice fitted to a cluster: every accepted dot with its grid position. Grid rows/cols are
 // the checkerboard's: a dot at (row, col) has row+col of one fixed parity.

@@ -4,6 +4,7 @@
 // 3-module quiet zone, so neighbouring text and other symbols stay apart most of the time; the
 // lattice fit (stage 3) rejects whatever does not sit on the lattice anyway.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "detector/detector_internal.h"
@@ -45,6 +46,38 @@ void groupDots(const std::vector<Blob>& blobs, const SpatialIndex& index, int mi
   }
   std::sort(clusters.begin(), clusters.end(),
             [](const std::vector<int>& a, const std::vector<int>& b) { return a.size() > b.size(); });
+}
+
+void groupSeeds(const std::vector<Blob>& peaks, const std::vector<uint8_t>& seed, int width, int height, float cell,
+                int minSize, std::vector<std::vector<int>>& clusters) {
+  std::vector<Blob> seeds;
+  std::vector<int> seedOf;
+  for (size_t k = 0; k < peaks.size(); ++k)
+    if (seed[k]) {
+      seeds.push_back(peaks[k]);
+      seedOf.push_back(static_cast<int>(k));
+    }
+  // A peak's size says little (blur and the smoothing set it); the seeds' spacing sets the link
+  // radius instead: groupDots links within about 3.2 diameters, so a "diameter" of 0.7 nearest
+  // neighbour distances links across one empty lattice position.
+  SpatialIndex index;
+  index.build(seeds, width, height, cell);
+  std::vector<float> nn;
+  for (const Blob& b : seeds) {
+    float best = 1e9f;
+    index.forEachNear(b.x, b.y, 24.0f, [&](int j) {
+      const float dx = seeds[j].x - b.x, dy = seeds[j].y - b.y, d2 = dx * dx + dy * dy;
+      if (d2 > 0.25f && d2 < best) best = d2;
+    });
+    if (best < 1e9f) nn.push_back(std::sqrt(best));
+  }
+  if (!nn.empty()) {
+    std::nth_element(nn.begin(), nn.begin() + nn.size() / 2, nn.end());
+    for (Blob& b : seeds) b.d = 0.7f * nn[nn.size() / 2];
+  }
+  groupDots(seeds, index, minSize, clusters);
+  for (auto& cl : clusters)
+    for (int& k : cl) k = seedOf[k];
 }
 
 }  // namespace det

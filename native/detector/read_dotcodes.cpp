@@ -296,6 +296,9 @@ Rect toImage(const Frame& f, const Rect& r) {
           static_cast<int>(std::ceil(r.x1 / f.scale + f.ox)), static_cast<int>(std::ceil(r.y1 / f.scale + f.oy))};
 }
 
+// A blob of a pass image as a trace dot in the caller's image.
+TraceDot traceDot(const Blob& b, const Frame& f) { return {b.x / f.scale + f.ox, b.y / f.scale + f.oy, b.d / f.scale}; }
+
 // Records what a pass saw into the trace (caller's image coordinates); returns the pass record.
 TracePass* tracePass(DetectorTrace* trace, const GreyImage& img, const Pass& pass, const Frame& frame,
                      const std::vector<Blob>& blobs) {
@@ -312,7 +315,7 @@ TracePass* tracePass(DetectorTrace* trace, const GreyImage& img, const Pass& pas
   const size_t n = std::min(blobs.size(), DetectorTrace::kMaxTraceDots);
   tp.dots.reserve(n);
   for (size_t k = 0; k < n; ++k)
-    tp.dots.push_back({blobs[k].x / frame.scale + frame.ox, blobs[k].y / frame.scale + frame.oy, blobs[k].d / frame.scale});
+    tp.dots.push_back(traceDot(blobs[k], frame));
   return &tp;
 }
 
@@ -324,8 +327,7 @@ void traceLattice(TracePass* tp, int cluster, const std::vector<Blob>& blobs, co
   tl.cluster = cluster;
   tl.outcome = outcome;
   for (const LatticeDot& d : fit.dots) {
-    const Blob& b = blobs[d.blob];
-    tl.dots.push_back({b.x / frame.scale + frame.ox, b.y / frame.scale + frame.oy, b.d / frame.scale});
+    tl.dots.push_back(traceDot(blobs[d.blob], frame));
     tl.row.push_back(d.row);
     tl.col.push_back(d.col);
   }
@@ -353,18 +355,17 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     pp.dark = pass.dark;
     pp.minContrast = static_cast<float>(pass.minContrast);
     locatePeaks(img, pp, ws.peaks, ws.blobs);
-    ws.locate.rejectedShapes = 0;
-    ws.locate.merged.clear();
+    stats.rejectedShapes = 0;  // (maxima have no shapes to reject)
   } else {
     locateDots(img, lp, ws.locate, ws.blobs);
+    stats.rejectedShapes = ws.locate.rejectedShapes;
+    for (const LocateWorkspace::Box& b : ws.locate.merged) {
+      stats.focus.push_back(toImage(frame, {b.x0, b.y0, b.x1, b.y1}));
+      stats.merged.push_back(toImage(frame, {b.x0, b.y0, b.x1, b.y1}));
+    }
   }
   TracePass* tp = tracePass(trace, img, pass, frame, ws.blobs);
   PPROF("pass %s dark=%d alpha=%.2f: %zu blobs, locate %.2f ms\n", pass.via, pass.dark, pass.alpha, ws.blobs.size(), msSince());
-  stats.rejectedShapes = ws.locate.rejectedShapes;
-  for (const LocateWorkspace::Box& b : ws.locate.merged) {
-    stats.focus.push_back(toImage(frame, {b.x0, b.y0, b.x1, b.y1}));
-    stats.merged.push_back(toImage(frame, {b.x0, b.y0, b.x1, b.y1}));
-  }
   stats.medianD = 0;
   stats.clusters = 0;
   if (ws.blobs.size() < 15 || Clock::now() > deadline) return;
@@ -377,37 +378,8 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
   index.build(ws.blobs, img.width, img.height, std::min(64.0f, std::max(4.0f, 3.0f * ds[ds.size() / 2])));
   std::vector<std::vector<int>> clusters;
   if (pass.peaks) {
-    // Peaks: clusters from the lattice-supported peaks only (noise peaks would chain everything
-    // together); the lattice still grows over every peak.
-    std::vector<Blob> seeds;
-    std::vector<int> seedOf;
-    for (size_t k = 0; k < ws.blobs.size(); ++k)
-      if (ws.peaks.keep[k]) {
-        seeds.push_back(ws.blobs[k]);
-        seedOf.push_back(static_cast<int>(k));
-      }
-    // A peak's size says little (blur and the smoothing set it); the seeds' spacing sets the link
-    // radius instead: groupDots links within about 3.2 diameters, so a "diameter" of 0.7 nearest
-    // neighbour distances links across one empty lattice position.
-    SpatialIndex seedIndex;
-    seedIndex.build(seeds, img.width, img.height, std::min(64.0f, std::max(4.0f, 3.0f * ds[ds.size() / 2])));
-    std::vector<float> nn;
-    for (const Blob& b : seeds) {
-      float best = 1e9f;
-      seedIndex.forEachNear(b.x, b.y, 24.0f, [&](int j) {
-        const float dx = seeds[j].x - b.x, dy = seeds[j].y - b.y, d2 = dx * dx + dy * dy;
-        if (d2 > 0.25f && d2 < best) best = d2;
-      });
-      if (best < 1e9f) nn.push_back(std::sqrt(best));
-    }
-    if (!nn.empty()) {
-      std::nth_element(nn.begin(), nn.begin() + nn.size() / 2, nn.end());
-      for (Blob& b : seeds) b.d = 0.7f * nn[nn.size() / 2];
-    }
-    groupDots(seeds, seedIndex, 15, clusters);
-    PPROF("   %zu supported peaks\n", seeds.size());
-    for (auto& cl : clusters)
-      for (int& k : cl) k = seedOf[k];
+    groupSeeds(ws.blobs, ws.peaks.keep, img.width, img.height, std::min(64.0f, std::max(4.0f, 3.0f * ds[ds.size() / 2])), 15,
+               clusters);
   } else {
     groupDots(ws.blobs, index, 15, clusters);
   }
