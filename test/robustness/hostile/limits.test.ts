@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import WebSocket from 'ws';
 import { initKeys, issueLicense } from '../../../server/src/admin';
 import { request, tempDir } from '../../server/helpers';
-import { dropPlace, eachStore, newCustomer, openPlace, place, serve, until, type Place, type Served } from './serve';
+import { closeServed, eachStore, newCustomer, openPlace, openServed, place, serve, until, type Place, type Served } from './serve';
 import type { Store } from '../../../server/src/store/types';
 
 interface Closed { code: number; last: Record<string, unknown> | null }
@@ -33,7 +33,7 @@ describe('hostile limits: live sockets, messages, file modes [sqlite]', function
     s = await serve(p);
     store = await openPlace(p);
   });
-  after(async () => { await s?.stop(); if (store) await dropPlace(p, store); });
+  after(() => closeServed(p, store, s));
 
   it('serve before admin init makes the data folder 0700 and the SQLite files 0600', () => {
     assert.equal(fs.statSync(p.dataDir).mode & 0o777, 0o700);
@@ -101,13 +101,8 @@ eachStore('hostile limits: SDK usage reports, sign-in behind a proxy', (storeNam
   let store: Store;
   let s: Served;
 
-  before(async () => {
-    p = place(storeName);
-    initKeys(p.dataDir);
-    store = await openPlace(p);
-    s = await serve(p, ['--trust-proxy']);
-  });
-  after(async () => { await s?.stop(); if (store) await dropPlace(p, store); });
+  before(async () => ({ p, store, s } = await openServed(storeName, ['--trust-proxy'])));
+  after(() => closeServed(p, store, s));
 
   it('SDK usage reports refuse absurd integers; the portal\'s sums stay exact', async () => {
     const lk = (await issueLicense(store, p.dataDir, { org: 'Hostile', plan: 'edge', seats: 2, features: ['sdk'] })).license_key;

@@ -6,9 +6,9 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { initKeys, issueLicense, revokeLicense } from '../../../server/src/admin';
+import { issueLicense, revokeLicense } from '../../../server/src/admin';
 import { request } from '../../server/helpers';
-import { BIN, dropPlace, eachStore, openPlace, place, serve, type Place, type Served } from './serve';
+import { BIN, closeServed, eachStore, openServed, type Place, type Served } from './serve';
 import { REDIS_URL } from '../../server/helpers';
 import type { Store } from '../../../server/src/store/types';
 
@@ -25,13 +25,8 @@ eachStore('operator: admin customer list, custom quotas, revoked state, doubled 
   let store: Store;
   let s: Served;
 
-  before(async () => {
-    p = place(storeName);
-    initKeys(p.dataDir);
-    store = await openPlace(p);
-    s = await serve(p);
-  });
-  after(async () => { await s?.stop(); if (store) await dropPlace(p, store); });
+  before(async () => ({ p, store, s } = await openServed(storeName)));
+  after(() => closeServed(p, store, s));
 
   it('admin customer list shows every customer with the id apikey rotate needs, never a key; --quota alone makes a custom plan', () => {
     const a = JSON.parse(admin(p, ['customer', 'create', '--name', 'Acme', '--quota', '5', '--json']).out);

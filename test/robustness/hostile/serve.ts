@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { RedisStore } from '../../../server/src/store/redis';
 import { SqliteStore } from '../../../server/src/store/sqlite';
 import type { Store } from '../../../server/src/store/types';
-import { createCustomer } from '../../../server/src/admin';
+import { createCustomer, initKeys } from '../../../server/src/admin';
 import { REDIS_URL, redisAvailable, tempDir, testPrefix } from '../../server/helpers';
 
 export const BIN = path.resolve(__dirname, '..', '..', '..', '..', 'bin', 'dotcode.js');
@@ -76,6 +76,22 @@ export async function openPlace(p: Place): Promise<Store> {
 export async function dropPlace(p: Place, s: Store): Promise<void> {
   if (p.store === 'redis') await (s as RedisStore).dropAll();
   await s.close();
+}
+
+/** A running server on a fresh place of `storeName` with its signing keys, and the test's own
+ *  handle on the same store: the setup most hostile suites share. */
+export async function openServed(storeName: StoreName, args: string[] = [], env: Record<string, string> = {}):
+  Promise<{ p: Place; store: Store; s: Served }> {
+  const p = place(storeName);
+  initKeys(p.dataDir);
+  const store = await openPlace(p);
+  return { p, store, s: await serve(p, args, env) };
+}
+
+/** Stops what openServed started (any part may be missing when its before hook failed). */
+export async function closeServed(p: Place | undefined, store: Store | undefined, s: Served | undefined): Promise<void> {
+  await s?.stop();
+  if (p && store) await dropPlace(p, store);
 }
 
 export async function newCustomer(s: Store, quota = 100, plan?: string): Promise<{ id: string; key: string }> {
