@@ -100,7 +100,7 @@ export function buildReport(trace: NativeInspection, width: number, height: numb
       const dots = l.dots.length / 3;
       return {
         id, cluster: l.cluster + 1, outcome: l.outcome, dots, rows: l.rows, cols: l.cols, pitch: round2(l.pitch),
-        file: dots > 0 && (id <= MAX_PICTURES || l.outcome === 'sampled') ? latticeFile(id) : null,
+        file: dots > 0 && (id <= MAX_PICTURES || l.outcome === 'sampled' || l.outcome === 'extended over the image') ? latticeFile(id) : null,
       };
     }),
   }));

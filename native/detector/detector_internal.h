@@ -7,6 +7,7 @@
 //   sample_grid.cpp   lattice -> homography (+ local residuals) -> DotGrid with confidences
 //   read_dotcodes.cpp passes, hypotheses (extent off by one), decodeDotGrid, results
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -195,6 +196,37 @@ struct SampleContext {
   const SpatialIndex* index = nullptr;
   float dotD = 0;  // median diameter of the lattice dots
 };
+// Solves the n x n system M x = v in place (Gaussian elimination, partial pivoting); false when singular.
+bool solveLinear(double* M, double* v, int n);
+
+// Bilinear sample in "dark form" (dots are low values whatever the print polarity).
+inline float bilinear(const GreyImage& img, float x, float y, uint8_t xorMask) {
+  x -= 0.5f;
+  y -= 0.5f;
+  if (x < 0) x = 0;
+  if (y < 0) y = 0;
+  if (x > img.width - 1) x = static_cast<float>(img.width - 1);
+  if (y > img.height - 1) y = static_cast<float>(img.height - 1);
+  int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
+  int x1 = std::min(x0 + 1, img.width - 1), y1 = std::min(y0 + 1, img.height - 1);
+  float fx = x - x0, fy = y - y0;
+  float a = img.at(x0, y0) ^ xorMask, b = img.at(x1, y0) ^ xorMask;
+  float c = img.at(x0, y1) ^ xorMask, d = img.at(x1, y1) ^ xorMask;
+  return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy;
+}
+
+// Mean over a small disc: the centre twice and four points around it.
+inline float sampleDisc(const GreyImage& img, PointF p, float rad, uint8_t xorMask) {
+  float s = 2 * bilinear(img, p.x, p.y, xorMask);
+  s += bilinear(img, p.x - rad, p.y, xorMask) + bilinear(img, p.x + rad, p.y, xorMask);
+  s += bilinear(img, p.x, p.y - rad, xorMask) + bilinear(img, p.x, p.y + rad, xorMask);
+  return s / 6;
+}
+
+// Follows a lattice that did not decode past where its blob growth stopped (extend_lattice.cpp):
+// new dots are appended to `blobs` and to the fit. Returns the number of grid lines added.
+int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit);
+
 void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
 DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols);
 

@@ -271,6 +271,8 @@ struct Candidate {
   LatticeFit fit;
   GridMapper mapper;
   SampleContext ctx;
+  std::vector<Blob>* blobs = nullptr;  // the pass's blobs (extendLattice appends to them)
+  bool dark = true;
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
@@ -444,6 +446,8 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     cand.ctx.pitch = cand.fit.pitch;
     cand.ctx.blobs = &ws.blobs;
     cand.ctx.index = &index;
+    cand.blobs = &ws.blobs;
+    cand.dark = pass.dark;
     calibrateLevels(cand.ctx, ws.blobs, cand.fit);
     PPROF("     candidate %dx%d at %.2f ms\n", cand.fit.rowMax - cand.fit.rowMin + 1, cand.fit.colMax - cand.fit.colMin + 1, msSince());
     if (!onCandidate(cand)) return;
@@ -706,7 +710,8 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::max(0.0, options.timeBudgetMs) * 1000));
   std::vector<Extent> hyps;
   DotGrid grid;
-  runAllPasses(image, options, deadline, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
+  // Samples the lattice's extent hypotheses and decodes them: 1 = read, 0 = not, -1 = out of time.
+  auto attempt = [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     extentHypotheses(cand.fit, hyps);
     // A short wide symbol whose lattice (small dots: the peaks pass) stopped short along its
     // long axis (glare, blur or a crease broke the growth) may go on up to kReach positions:
@@ -786,9 +791,36 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       r.via = pass.via;
       cornersOf(cand.mapper, e, frame, r.symbol.orientation, r.corners);
       results.push_back(std::move(r));
-      return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;
+      return 1;
     }
     return 0;
+  };
+  runAllPasses(image, options, deadline, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
+    int got = attempt(cand, pass, frame);
+    // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
+    // cylinder's edge); follow the lattice over the image and try again with the longer one.
+    // (The driver goes on with the lattice as grown: its region logic is tuned to that.)
+    if (got == 0 && Clock::now() < deadline) {
+      const LatticeFit grownFit = cand.fit;
+      const GridMapper grownMapper = cand.mapper;
+      const SampleContext grownCtx = cand.ctx;
+      if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, cand.fit) > 0 && cand.mapper.fit(*cand.blobs, cand.fit)) {
+        if (options.trace && !options.trace->passes.empty()) {
+          TracePass* tp = &options.trace->passes.back();
+          traceLattice(tp, tp->lattices.empty() ? -1 : tp->lattices.back().cluster, *cand.blobs, cand.fit, frame,
+                       "extended over the image");
+        }
+        calibrateLevels(cand.ctx, *cand.blobs, cand.fit);
+        got = attempt(cand, pass, frame);
+      }
+      if (got == 0) {
+        cand.fit = grownFit;
+        cand.mapper = grownMapper;
+        cand.ctx = grownCtx;
+      }
+    }
+    if (got <= 0) return got;
+    return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;
   });
   // Phone photos and close-ups: a large image whose modules are 10+ px wide and soft reads
   // nothing at its own scale (the peak search and the region budgets are made for 2-6 px

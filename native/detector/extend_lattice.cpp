@@ -1,0 +1,202 @@
+// Stage 3b: follow a lattice past where its blob growth stopped, by looking at the image itself.
+//
+// The growth (fit_lattice.cpp) only walks over candidate blobs, so it stops where the dots stop
+// being clean candidates: under a glare streak or the aimer band, past a crease, where the dots of
+// a symbol wrapped round a small cylinder shrink to thin ellipses near its edges, or where blur
+// merges them. The symbol goes on there, and a grid extrapolated over many lines from the part
+// that was grown drifts off it. Here the lattice is extended one grid line at a time: every
+// position of the next line is predicted by an affine map fitted to the nearest known dots (so a
+// bend or a shrinking pitch is followed), the darkest point near it is taken as a dot when it
+// stands out of its own surroundings as far as the known dots nearby do, and the dots found feed
+// the next prediction. Lines washed out by glare are crossed blind; three empty lines in a row
+// (the quiet zone) end the symbol. Run only on lattices that did not decode, so what already
+// reads is never touched.
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#ifdef EXT_DBG
+#include <cstdio>
+#endif
+
+#include "detector/detector_internal.h"
+
+namespace dc {
+namespace det {
+
+namespace {
+
+inline int64_t cellKey(int row, int col) {
+  return static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(row)) << 32) | static_cast<uint32_t>(col));
+}
+
+struct Known {
+  float x, y;
+  float value;  // sampled darkness at the dot (dark form), its local ink level
+};
+
+// An affine map around one grid position: p(dr, dc) = o + dr * vr + dc * vc.
+struct LocalAffine {
+  float ox, oy, rx, ry, cx, cy;
+  PointF at(float dr, float dc) const { return {ox + dr * rx + dc * cx, oy + dr * ry + dc * cy}; }
+};
+
+// Lines added per side at most, in units of the lattice's own size along that axis (and an
+// absolute cap): a pack symbol whose growth stopped a third of the way along still reaches its end.
+constexpr int kMaxLinesAbs = 64;
+constexpr int kMaxBlindLines = 8;  // glare-washed lines crossed before giving up
+constexpr int kQuietLines = 3;     // empty lines that end the symbol (its quiet zone)
+constexpr int kBackLines = 6;      // how far back along the axis the prediction looks
+constexpr float kDotScore = 0.6f;  // share of the local dot contrast a new dot must reach
+
+}  // namespace
+
+int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit) {
+  if (fit.dots.size() < 15 || fit.pitch < 1.0f) return 0;
+  const uint8_t xm = dark ? 0 : 0xFF;
+  const float rad0 = std::max(0.5f, 0.25f * fit.pitch);
+  const int parity = (fit.dots[0].row + fit.dots[0].col) & 1;
+
+  std::unordered_map<int64_t, Known> known;
+  known.reserve(fit.dots.size() * 2);
+  std::vector<float> ds, depths;
+  for (const LatticeDot& d : fit.dots) {
+    const Blob& b = blobs[d.blob];
+    known[cellKey(d.row, d.col)] = {b.x, b.y, sampleDisc(img, PointF{b.x, b.y}, rad0, xm)};
+    ds.push_back(b.d);
+    depths.push_back(static_cast<float>(b.depth));
+  }
+  std::nth_element(ds.begin(), ds.begin() + ds.size() / 2, ds.end());
+  std::nth_element(depths.begin(), depths.begin() + depths.size() / 2, depths.end());
+  const float dotD = ds[ds.size() / 2];
+  const int dotDepth = static_cast<int>(depths[depths.size() / 2]);
+
+  // Weighted least squares of an affine map on the known dots around (row, col), looking back
+  // along the extension axis (back = -1 or +1 step per line towards the lattice).
+  auto predict = [&](int row, int col, bool alongCols, int back, int reachBack, LocalAffine& out, float& inkRef) {
+    double S[9] = {0}, bx[3] = {0}, by[3] = {0}, wsum = 0, inkSum = 0;
+    int count = 0, aMin = 99, aMax = -99, lMin = 99, lMax = -99;
+    for (int l = 1; l <= reachBack; ++l)
+      for (int a = -4; a <= 4; ++a) {
+        const int dr = alongCols ? a : back * l, dc = alongCols ? back * l : a;
+        auto it = known.find(cellKey(row + dr, col + dc));
+        if (it == known.end()) continue;
+        const double w = 1.0 / ((1.0 + dr * dr + dc * dc) * (1.0 + dr * dr + dc * dc));
+        const double v[3] = {1.0, static_cast<double>(dr), static_cast<double>(dc)};
+        for (int i = 0; i < 3; ++i) {
+          for (int j = 0; j < 3; ++j) S[i * 3 + j] += w * v[i] * v[j];
+          bx[i] += w * v[i] * it->second.x;
+          by[i] += w * v[i] * it->second.y;
+        }
+        wsum += w;
+        inkSum += w * it->second.value;
+        ++count;
+        aMin = std::min(aMin, a), aMax = std::max(aMax, a);
+        lMin = std::min(lMin, l), lMax = std::max(lMax, l);
+      }
+    if (count < 4 || aMax - aMin < 2 || lMax - lMin < 1) return false;
+    double Sy[9];
+    std::copy(S, S + 9, Sy);
+    if (!solveLinear(S, bx, 3) || !solveLinear(Sy, by, 3)) return false;
+    out = {static_cast<float>(bx[0]), static_cast<float>(by[0]), static_cast<float>(bx[1]), static_cast<float>(by[1]),
+           static_cast<float>(bx[2]), static_cast<float>(by[2])};
+    inkRef = static_cast<float>(inkSum / wsum);
+    return true;
+  };
+
+  int added = 0;
+  for (int side = 0; side < 4; ++side) {
+    const bool alongCols = side < 2;  // extending by columns (new col index) or by rows
+    const int dir = (side & 1) ? 1 : -1;
+    const int span = alongCols ? fit.colMax - fit.colMin + 1 : fit.rowMax - fit.rowMin + 1;
+    const int maxLines = std::min(kMaxLinesAbs, 2 * span + 8);
+    int empties = 0, blind = 0;
+    for (int step = 0; step < maxLines; ++step) {
+      const int line = alongCols ? (dir < 0 ? fit.colMin : fit.colMax) + dir * (1 + empties + blind)
+                                 : (dir < 0 ? fit.rowMin : fit.rowMax) + dir * (1 + empties + blind);
+      const int from = alongCols ? fit.rowMin : fit.colMin, to = alongCols ? fit.rowMax : fit.colMax;
+      struct Found {
+        int row, col;
+        float x, y, value;
+      };
+      std::vector<Found> found;
+      int total = 0, seen = 0, offInked = 0;
+      bool outside = false;
+      for (int t = from; t <= to; ++t) {
+        if (((t + line) & 1) != parity) continue;
+        const int row = alongCols ? t : line, col = alongCols ? line : t;
+        LocalAffine m;
+        float inkRef;
+        if (!predict(row, col, alongCols, -dir, kBackLines + empties + blind, m, inkRef)) continue;
+        const PointF p = m.at(0, 0);
+        if (p.x < 1 || p.y < 1 || p.x > img.width - 2 || p.y > img.height - 2) {
+          outside = true;
+          continue;
+        }
+        ++total;
+        // Sample over a quarter of the local step: near a cylinder's edge the columns are a
+        // third as wide as the lattice's mean pitch, and a wider disc would blur them together.
+        const float step = std::min(std::hypot(m.rx, m.ry), std::hypot(m.cx, m.cy));
+        const float rad = std::max(0.5f, std::min(rad0, 0.25f * step));
+        // The ground: the lightest two of the four off-lattice neighbours (always empty).
+        float nb[4] = {sampleDisc(img, m.at(-1, 0), rad, xm), sampleDisc(img, m.at(1, 0), rad, xm),
+                       sampleDisc(img, m.at(0, -1), rad, xm), sampleDisc(img, m.at(0, 1), rad, xm)};
+        std::sort(nb, nb + 4);
+        const float ground = 0.5f * (nb[2] + nb[3]);
+        const float contrast = ground - inkRef;
+        if (contrast < 8 || nb[3] >= 252) continue;  // no contrast here: glare or a washed-out patch
+        ++seen;
+        // The darkest point within 0.3 of a grid step (in the local lattice's own axes).
+        float best = 1e9f, bx = p.x, by = p.y;
+        for (int i = -3; i <= 3; ++i)
+          for (int j = -3; j <= 3; ++j) {
+            const PointF q = m.at(0.1f * i, 0.1f * j);
+            const float v = sampleDisc(img, q, rad, xm);
+            if (v < best) best = v, bx = q.x, by = q.y;
+          }
+        if ((ground - best) / contrast >= kDotScore) found.push_back({row, col, bx, by, best});
+        // The position next along the line has the other parity: always empty in a DotCode,
+        // inked where the line runs through text, a bar or a textured ground.
+        const PointF o = alongCols ? m.at(1, 0) : m.at(0, 1);
+        if ((ground - sampleDisc(img, o, rad, xm)) / contrast >= kDotScore) ++offInked;
+      }
+#ifdef EXT_DBG
+      fprintf(stderr, "ext side %d line %d: total %d seen %d found %zu off %d empties %d blind %d outside %d\n", side, line, total, seen, found.size(), offInked, empties, blind, outside);
+#endif
+      if (total == 0 || outside) break;  // off the image, or nothing to predict from
+      if (seen * 2 < total) {
+        if (++blind > kMaxBlindLines) break;
+        continue;
+      }
+      // A DotCode line is about half full and its other positions are empty; a bar, a stroke
+      // or text beside the symbol fills both.
+      if (seen >= 4 && found.size() * 5 > static_cast<size_t>(seen) * 4) break;
+      if (offInked * 3 > static_cast<int>(found.size()) + 1) break;
+      if (found.empty()) {
+        if (++empties >= kQuietLines) break;
+        continue;
+      }
+      empties = blind = 0;
+      for (const Found& f : found) {
+        Blob b;
+        b.x = f.x;
+        b.y = f.y;
+        b.d = dotD;
+        b.area = static_cast<int>(0.785f * dotD * dotD + 0.5f);
+        b.w = b.h = static_cast<int>(dotD + 0.5f);
+        b.depth = dotDepth;
+        known[cellKey(f.row, f.col)] = {f.x, f.y, f.value};
+        fit.dots.push_back({static_cast<int>(blobs.size()), f.row, f.col});
+        blobs.push_back(b);
+        fit.rowMin = std::min(fit.rowMin, f.row);
+        fit.rowMax = std::max(fit.rowMax, f.row);
+        fit.colMin = std::min(fit.colMin, f.col);
+        fit.colMax = std::max(fit.colMax, f.col);
+      }
+      ++added;
+    }
+  }
+  return added;
+}
+
+}  // namespace det
+}  // namespace dc
