@@ -104,12 +104,15 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
   };
 
   int added = 0;
+#ifdef EXT_DBG
+  fprintf(stderr, "extend: %zu dots over %dx%d\n", fit.dots.size(), fit.rowMax - fit.rowMin + 1, fit.colMax - fit.colMin + 1);
+#endif
   for (int side = 0; side < 4; ++side) {
     const bool alongCols = side < 2;  // extending by columns (new col index) or by rows
     const int dir = (side & 1) ? 1 : -1;
     const int span = alongCols ? fit.colMax - fit.colMin + 1 : fit.rowMax - fit.rowMin + 1;
     const int maxLines = std::min(kMaxLinesAbs, 2 * span + 8);
-    int empties = 0, blind = 0;
+    int empties = 0, blind = 0, linesHere = 0;
     for (int step = 0; step < maxLines; ++step) {
       const int line = alongCols ? (dir < 0 ? fit.colMin : fit.colMax) + dir * (1 + empties + blind)
                                  : (dir < 0 ? fit.rowMin : fit.rowMax) + dir * (1 + empties + blind);
@@ -172,10 +175,12 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
       if (seen >= 4 && found.size() * 5 > static_cast<size_t>(seen) * 4) break;
       if (offInked * 3 > static_cast<int>(found.size()) + 1) break;
       if (found.empty()) {
-        if (++empties >= kQuietLines) break;
+        // (right beyond the grown dots: the symbol ends there, its quiet zone begins)
+        if (linesHere == 0 || ++empties >= kQuietLines) break;
         continue;
       }
       empties = blind = 0;
+      ++linesHere;
       for (const Found& f : found) {
         Blob b;
         b.x = f.x;

@@ -590,6 +590,7 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
   // where either polarity's fast pass saw dots or clusters.
   {
     std::vector<Rect> regions;
+    bool centreSwept = false;
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
       // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
       // the fast pass rejected as too big for a dot (the dark panel such prints sit on)
@@ -628,6 +629,19 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
         }
         regions = unionOfOverlapping(spilled);  // (the boxes already hold their margin)
         spilled.clear();
+        // The fast passes' regions are a guess: a symbol of small light dots can sit where
+        // they saw nothing. Once they are read, what is left of the budget goes to the middle
+        // of the frame (where a user aims), the whole frame when it fits.
+        if (regions.empty() && !pass->dark && !centreSwept && options.tryHarder) {
+          centreSwept = true;
+          const double full = static_cast<double>(image.width) * image.height;
+          const double share = std::min(1.0, budget / full);
+          if (share >= 0.25) {
+            const double k = std::sqrt(share);
+            const int w = static_cast<int>(image.width * k), h = static_cast<int>(image.height * k);
+            regions.push_back({(image.width - w) / 2, (image.height - h) / 2, (image.width - w) / 2 + w, (image.height - h) / 2 + h});
+          }
+        }
       }
     }
   }
