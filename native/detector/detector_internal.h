@@ -223,9 +223,17 @@ inline float sampleDisc(const GreyImage& img, PointF p, float rad, uint8_t xorMa
   return s / 6;
 }
 
+// Where an extended lattice may end on each side (0: first row, 1: last row, 2: first column,
+// 3: last column): the grown lattice's own edge, then each added line that an empty one followed
+// (a stray dot beyond the quiet zone can carry the extension past the symbol's true end).
+struct LineEnds {
+  static constexpr int kMax = 3;
+  int count[4] = {0, 0, 0, 0};
+  int line[4][kMax];
+};
 // Follows a lattice that did not decode past where its blob growth stopped (extend_lattice.cpp):
 // new dots are appended to `blobs` and to the fit. Returns the number of grid lines added.
-int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit);
+int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit, LineEnds* ends = nullptr);
 
 void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
 DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols);

@@ -34,10 +34,16 @@ struct Known {
   float value;  // sampled darkness at the dot (dark form), its local ink level
 };
 
-// An affine map around one grid position: p(dr, dc) = o + dr * vr + dc * vc.
-struct LocalAffine {
-  float ox, oy, rx, ry, cx, cy;
-  PointF at(float dr, float dc) const { return {ox + dr * rx + dc * cx, oy + dr * ry + dc * cy}; }
+// A map around one grid position: p(dr, dc) = o + dr * vr + dc * vc + dl^2 * q, where dl is the
+// offset along the extension axis (the quadratic term follows a pitch that shrinks line by line,
+// as towards a cylinder's edge).
+struct LocalMap {
+  float ox, oy, rx, ry, cx, cy, qx = 0, qy = 0;
+  bool alongCols = true;
+  PointF at(float dr, float dc) const {
+    const float dl = alongCols ? dc : dr;
+    return {ox + dr * rx + dc * cx + dl * dl * qx, oy + dr * ry + dc * cy + dl * dl * qy};
+  }
 };
 
 // Lines added per side at most, in units of the lattice's own size along that axis (and an
@@ -50,7 +56,7 @@ constexpr float kDotScore = 0.6f;  // share of the local dot contrast a new dot 
 
 }  // namespace
 
-int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit) {
+int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit, LineEnds* ends) {
   if (fit.dots.size() < 15 || fit.pitch < 1.0f) return 0;
   const uint8_t xm = dark ? 0 : 0xFF;
   const float rad0 = std::max(0.5f, 0.25f * fit.pitch);
@@ -72,38 +78,57 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
 
   // Weighted least squares of an affine map on the known dots around (row, col), looking back
   // along the extension axis (back = -1 or +1 step per line towards the lattice).
-  auto predict = [&](int row, int col, bool alongCols, int back, int reachBack, LocalAffine& out, float& inkRef) {
-    double S[9] = {0}, bx[3] = {0}, by[3] = {0}, wsum = 0, inkSum = 0;
+  auto predict = [&](int row, int col, bool alongCols, int back, int reachBack, LocalMap& out, float& inkRef) {
+    struct Sample {
+      int dr, dc;
+      double w;
+      const Known* k;
+    };
+    Sample used[(kBackLines + kQuietLines + kMaxBlindLines + 1) * 9];
     int count = 0, aMin = 99, aMax = -99, lMin = 99, lMax = -99;
+    double wsum = 0, inkSum = 0;
     for (int l = 1; l <= reachBack; ++l)
       for (int a = -4; a <= 4; ++a) {
         const int dr = alongCols ? a : back * l, dc = alongCols ? back * l : a;
         auto it = known.find(cellKey(row + dr, col + dc));
         if (it == known.end()) continue;
         const double w = 1.0 / ((1.0 + dr * dr + dc * dc) * (1.0 + dr * dr + dc * dc));
-        const double v[3] = {1.0, static_cast<double>(dr), static_cast<double>(dc)};
-        for (int i = 0; i < 3; ++i) {
-          for (int j = 0; j < 3; ++j) S[i * 3 + j] += w * v[i] * v[j];
-          bx[i] += w * v[i] * it->second.x;
-          by[i] += w * v[i] * it->second.y;
-        }
+        used[count++] = {dr, dc, w, &it->second};
         wsum += w;
         inkSum += w * it->second.value;
-        ++count;
         aMin = std::min(aMin, a), aMax = std::max(aMax, a);
         lMin = std::min(lMin, l), lMax = std::max(lMax, l);
       }
     if (count < 4 || aMax - aMin < 2 || lMax - lMin < 1) return false;
-    double Sy[9];
-    std::copy(S, S + 9, Sy);
-    if (!solveLinear(S, bx, 3) || !solveLinear(Sy, by, 3)) return false;
+    // Weighted least squares; the quadratic term along the axis needs three lines to rest on.
+    const int np = lMax - lMin >= 2 && count >= 6 ? 4 : 3;
+    double S[16] = {0}, bx[4] = {0}, by[4] = {0};
+    for (int k = 0; k < count; ++k) {
+      const Sample& u = used[k];
+      const double dl = alongCols ? u.dc : u.dr;
+      const double v[4] = {1.0, static_cast<double>(u.dr), static_cast<double>(u.dc), dl * dl};
+      for (int i = 0; i < np; ++i) {
+        for (int j = 0; j < np; ++j) S[i * np + j] += u.w * v[i] * v[j];
+        bx[i] += u.w * v[i] * u.k->x;
+        by[i] += u.w * v[i] * u.k->y;
+      }
+    }
+    double Sy[16];
+    std::copy(S, S + np * np, Sy);
+    if (!solveLinear(S, bx, np) || !solveLinear(Sy, by, np)) return false;
     out = {static_cast<float>(bx[0]), static_cast<float>(by[0]), static_cast<float>(bx[1]), static_cast<float>(by[1]),
-           static_cast<float>(bx[2]), static_cast<float>(by[2])};
+           static_cast<float>(bx[2]), static_cast<float>(by[2]), np == 4 ? static_cast<float>(bx[3]) : 0.0f,
+           np == 4 ? static_cast<float>(by[3]) : 0.0f, alongCols};
     inkRef = static_cast<float>(inkSum / wsum);
     return true;
   };
 
   int added = 0;
+  if (ends) *ends = LineEnds{};
+  // sides in LineEnds order: first row, last row, first column, last column
+  auto noteEnd = [&](int sideIndex, int line) {
+    if (ends && ends->count[sideIndex] < LineEnds::kMax) ends->line[sideIndex][ends->count[sideIndex]++] = line;
+  };
 #ifdef EXT_DBG
   fprintf(stderr, "extend: %zu dots over %dx%d\n", fit.dots.size(), fit.rowMax - fit.rowMin + 1, fit.colMax - fit.colMin + 1);
 #endif
@@ -113,6 +138,10 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
     const int span = alongCols ? fit.colMax - fit.colMin + 1 : fit.rowMax - fit.rowMin + 1;
     const int maxLines = std::min(kMaxLinesAbs, 2 * span + 8);
     int empties = 0, blind = 0, linesHere = 0;
+    const int endSide = (alongCols ? 2 : 0) + (dir > 0 ? 1 : 0);
+    int lastLine = alongCols ? (dir < 0 ? fit.colMin : fit.colMax) : (dir < 0 ? fit.rowMin : fit.rowMax);
+    noteEnd(endSide, lastLine);
+    bool endNoted = true;
     for (int step = 0; step < maxLines; ++step) {
       const int line = alongCols ? (dir < 0 ? fit.colMin : fit.colMax) + dir * (1 + empties + blind)
                                  : (dir < 0 ? fit.rowMin : fit.rowMax) + dir * (1 + empties + blind);
@@ -127,7 +156,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
       for (int t = from; t <= to; ++t) {
         if (((t + line) & 1) != parity) continue;
         const int row = alongCols ? t : line, col = alongCols ? line : t;
-        LocalAffine m;
+        LocalMap m;
         float inkRef;
         if (!predict(row, col, alongCols, -dir, kBackLines + empties + blind, m, inkRef)) continue;
         const PointF p = m.at(0, 0);
@@ -177,10 +206,14 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
       if (found.empty()) {
         // (right beyond the grown dots: the symbol ends there, its quiet zone begins)
         if (linesHere == 0 || ++empties >= kQuietLines) break;
+        if (!endNoted) noteEnd(endSide, lastLine);
+        endNoted = true;
         continue;
       }
       empties = blind = 0;
       ++linesHere;
+      lastLine = line;
+      endNoted = false;
       for (const Found& f : found) {
         Blob b;
         b.x = f.x;
@@ -199,7 +232,11 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
       }
       ++added;
     }
+    if (!endNoted) noteEnd(endSide, lastLine);
   }
+#ifdef EXT_DBG
+  fprintf(stderr, "extended: %zu dots over %dx%d\n", fit.dots.size(), fit.rowMax - fit.rowMin + 1, fit.colMax - fit.colMin + 1);
+#endif
   return added;
 }
 

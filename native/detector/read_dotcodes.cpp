@@ -225,6 +225,36 @@ void extentHypotheses(const LatticeFit& f, std::vector<Extent>& out) {
   }
 }
 
+// The extents an extended lattice's line ends allow (extendLattice), after the ones already in
+// `out`: every combination of the sides' candidate ends, a short side made odd both ways.
+void endHypotheses(const LineEnds& ends, std::vector<Extent>& out) {
+  constexpr size_t kMaxHypotheses = 40;
+  for (int a = 0; a < ends.count[0]; ++a)
+    for (int b = 0; b < ends.count[1]; ++b)
+      for (int c = 0; c < ends.count[2]; ++c)
+        for (int d = 0; d < ends.count[3]; ++d) {
+          const int r0 = ends.line[0][a], r1 = ends.line[1][b], c0 = ends.line[2][c], c1 = ends.line[3][d];
+          Extent e{r0, r1 - r0 + 1, c0, c1 - c0 + 1};
+          if (e.rows < 5 || e.cols < 5 || e.rows > 200 || e.cols > 200) continue;
+          auto push = [&](const Extent& x) {
+            for (const Extent& y : out)
+              if (y.rowMin == x.rowMin && y.rows == x.rows && y.colMin == x.colMin && y.cols == x.cols) return;
+            if (out.size() < kMaxHypotheses) out.push_back(x);
+          };
+          if (((e.rows + e.cols) & 1) == 1) {
+            push(e);
+          } else {  // one edge line lost: the shorter side one longer, at either end
+            const bool growRows = e.rows <= e.cols;
+            Extent e1 = e, e2 = e;
+            (growRows ? e1.rows : e1.cols) += 1;
+            (growRows ? e2.rows : e2.cols) += 1;
+            (growRows ? e2.rowMin : e2.colMin) -= 1;
+            push(e1);
+            push(e2);
+          }
+        }
+}
+
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
 constexpr double kPeaksPixelsDark = 160000;
@@ -725,8 +755,9 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   std::vector<Extent> hyps;
   DotGrid grid;
   // Samples the lattice's extent hypotheses and decodes them: 1 = read, 0 = not, -1 = out of time.
-  auto attempt = [&](Candidate& cand, const Pass& pass, const Frame& frame) {
+  auto attempt = [&](Candidate& cand, const Pass& pass, const Frame& frame, const LineEnds* ends) {
     extentHypotheses(cand.fit, hyps);
+    if (ends) endHypotheses(*ends, hyps);
     // A short wide symbol whose lattice (small dots: the peaks pass) stopped short along its
     // long axis (glare, blur or a crease broke the growth) may go on up to kReach positions:
     // the extents that end where the sampled grid's dots end follow the lattice's own.
@@ -810,7 +841,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     return 0;
   };
   runAllPasses(image, options, deadline, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
-    int got = attempt(cand, pass, frame);
+    int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
     // cylinder's edge); follow the lattice over the image and try again with the longer one.
     // (The driver goes on with the lattice as grown: its region logic is tuned to that.)
@@ -818,14 +849,15 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       const LatticeFit grownFit = cand.fit;
       const GridMapper grownMapper = cand.mapper;
       const SampleContext grownCtx = cand.ctx;
-      if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, cand.fit) > 0 && cand.mapper.fit(*cand.blobs, cand.fit)) {
+      LineEnds ends;
+      if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, cand.fit, &ends) > 0 && cand.mapper.fit(*cand.blobs, cand.fit)) {
         if (options.trace && !options.trace->passes.empty()) {
           TracePass* tp = &options.trace->passes.back();
           traceLattice(tp, tp->lattices.empty() ? -1 : tp->lattices.back().cluster, *cand.blobs, cand.fit, frame,
                        "extended over the image");
         }
         calibrateLevels(cand.ctx, *cand.blobs, cand.fit);
-        got = attempt(cand, pass, frame);
+        got = attempt(cand, pass, frame, &ends);
       }
       if (got == 0) {
         cand.fit = grownFit;
