@@ -53,6 +53,7 @@ constexpr int kMaxBlindLines = 8;  // glare-washed lines crossed before giving u
 constexpr int kQuietLines = 3;     // empty lines that end the symbol (its quiet zone)
 constexpr int kBackLines = 6;      // how far back along the axis the prediction looks
 constexpr float kDotScore = 0.6f;  // share of the local dot contrast a new dot must reach
+constexpr float kMinStepShare = 0.18f;  // grid steps shorter than this share of the mean pitch end a side
 
 }  // namespace
 
@@ -152,7 +153,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
       };
       std::vector<Found> found;
       int total = 0, seen = 0, offInked = 0;
-      bool outside = false;
+      bool outside = false, collapsed = false;
       for (int t = from; t <= to; ++t) {
         if (((t + line) & 1) != parity) continue;
         const int row = alongCols ? t : line, col = alongCols ? line : t;
@@ -162,6 +163,13 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
         const PointF p = m.at(0, 0);
         if (p.x < 1 || p.y < 1 || p.x > img.width - 2 || p.y > img.height - 2) {
           outside = true;
+          continue;
+        }
+        // A pitch that collapses along the axis is the extrapolation folding back onto the
+        // lines already known (a cylinder's silhouette is reached, or the fit ran away).
+        const float axisStep = alongCols ? std::hypot(m.cx, m.cy) : std::hypot(m.rx, m.ry);
+        if (axisStep < kMinStepShare * fit.pitch) {
+          collapsed = true;
           continue;
         }
         ++total;
@@ -194,7 +202,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
 #ifdef EXT_DBG
       fprintf(stderr, "ext side %d line %d: total %d seen %d found %zu off %d empties %d blind %d outside %d\n", side, line, total, seen, found.size(), offInked, empties, blind, outside);
 #endif
-      if (total == 0 || outside) break;  // off the image, or nothing to predict from
+      if (total == 0 || outside || collapsed) break;  // off the image, nothing to predict from
       if (seen * 2 < total) {
         if (++blind > kMaxBlindLines) break;
         continue;
@@ -203,6 +211,9 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
       // or text beside the symbol fills both.
       if (seen >= 4 && found.size() * 5 > static_cast<size_t>(seen) * 4) break;
       if (offInked * 3 > static_cast<int>(found.size()) + 1) break;
+      // One dark point in a long line is an edge or a speck crossing it (a silhouette, a
+      // stripe), not a line of the symbol.
+      if (found.size() * 8 < static_cast<size_t>(seen)) found.clear();
       if (found.empty()) {
         // (right beyond the grown dots: the symbol ends there, its quiet zone begins)
         if (linesHere == 0 || ++empties >= kQuietLines) break;

@@ -129,15 +129,18 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
   float smooth[kBins];
   for (int i = 0; i < kBins; ++i)
     smooth[i] = hist[(i + kBins - 1) % kBins] + 2 * hist[i] + hist[(i + 1) % kBins];
-  int p1 = static_cast<int>(std::max_element(smooth, smooth + kBins) - smooth);
-  int p2 = -1;
-  for (int i = 0; i < kBins; ++i) {
-    int dist = std::abs(i - p1);
-    dist = std::min(dist, kBins - dist);
-    if (dist < 12) continue;  // at least 24 degrees apart
-    if (p2 < 0 || smooth[i] > smooth[p2]) p2 = i;
+  // The direction peaks, strongest first (local maxima of the smoothed histogram).
+  int peaks[4], nPeaks = 0;
+  {
+    std::vector<std::pair<float, int>> maxima;
+    for (int i = 0; i < kBins; ++i)
+      if (smooth[i] > 0 && smooth[i] >= smooth[(i + kBins - 1) % kBins] && smooth[i] > smooth[(i + 1) % kBins])
+        maxima.push_back({smooth[i], i});
+    std::sort(maxima.begin(), maxima.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& m : maxima)
+      if (nPeaks < 4) peaks[nPeaks++] = m.second;
   }
-  if (p2 < 0 || smooth[p2] <= 0) return false;
+  if (nPeaks < 2) return false;
   auto peakVector = [&](int bin, Vec& res) {
     // mean direction and the typical shortest length of vectors near this bin
     float cx = 0, cy = 0;
@@ -207,8 +210,20 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
     out = b;
     return true;
   };
-  Vec va, vb;
-  return peakVector(p1, va) && peakVector(p2, vb) && refine(Basis{va.x, va.y, vb.x, vb.y});
+  // The two strongest directions at least 24 degrees apart are the diagonals almost always;
+  // when they do not make a lattice (a resampled or rotated print of small dots gives some
+  // neighbour vectors of the wrong length), the next pairs of peaks are tried.
+  int tried = 0;
+  for (int i = 0; i < nPeaks; ++i)
+    for (int j = i + 1; j < nPeaks; ++j) {
+      int dist = std::abs(peaks[i] - peaks[j]);
+      dist = std::min(dist, kBins - dist);
+      if (dist < 12) continue;  // at least 24 degrees apart
+      if (++tried > 3) return false;
+      Vec va, vb;
+      if (peakVector(peaks[i], va) && peakVector(peaks[j], vb) && refine(Basis{va.x, va.y, vb.x, vb.y})) return true;
+    }
+  return false;
 }
 
 // Above this share of dots with all four diagonal neighbours, a cluster is a texture.
