@@ -14,8 +14,11 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
-#ifdef EXT_DBG
+#ifdef DC_DEBUG
 #include <cstdio>
+#define DBG(...) fprintf(stderr, __VA_ARGS__)
+#else
+#define DBG(...)
 #endif
 
 #include "detector/detector_internal.h"
@@ -130,9 +133,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
   auto noteEnd = [&](int sideIndex, int line) {
     if (ends && ends->count[sideIndex] < LineEnds::kMax) ends->line[sideIndex][ends->count[sideIndex]++] = line;
   };
-#ifdef EXT_DBG
-  fprintf(stderr, "extend: %zu dots over %dx%d\n", fit.dots.size(), fit.rowMax - fit.rowMin + 1, fit.colMax - fit.colMin + 1);
-#endif
+  DBG("extend: %zu dots over %dx%d\n", fit.dots.size(), fit.rowMax - fit.rowMin + 1, fit.colMax - fit.colMin + 1);
   for (int side = 0; side < 4; ++side) {
     const bool alongCols = side < 2;  // extending by columns (new col index) or by rows
     const int dir = (side & 1) ? 1 : -1;
@@ -199,9 +200,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
         const PointF o = alongCols ? m.at(1, 0) : m.at(0, 1);
         if ((ground - sampleDisc(img, o, rad, xm)) / contrast >= kDotScore) ++offInked;
       }
-#ifdef EXT_DBG
-      fprintf(stderr, "ext side %d line %d: total %d seen %d found %zu off %d empties %d blind %d outside %d\n", side, line, total, seen, found.size(), offInked, empties, blind, outside);
-#endif
+  DBG("ext side %d line %d: total %d seen %d found %zu off %d empties %d blind %d outside %d\n", side, line, total, seen, found.size(), offInked, empties, blind, outside);
       if (total == 0 || outside || collapsed) break;  // off the image, nothing to predict from
       if (seen * 2 < total) {
         if (++blind > kMaxBlindLines) break;
@@ -209,7 +208,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
       }
       // A DotCode line is about half full and its other positions are empty; a bar, a stroke
       // or text beside the symbol fills both.
-      if (seen >= 4 && found.size() * 5 > static_cast<size_t>(seen) * 4) break;
+      if (seen >= 8 && found.size() * 10 > static_cast<size_t>(seen) * 9) break;
       if (offInked * 3 > static_cast<int>(found.size()) + 1) break;
       // One dark point in a long line is an edge or a speck crossing it (a silhouette, a
       // stripe), not a line of the symbol.
@@ -245,9 +244,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
     }
     if (!endNoted) noteEnd(endSide, lastLine);
   }
-#ifdef EXT_DBG
-  fprintf(stderr, "extended: %zu dots over %dx%d\n", fit.dots.size(), fit.rowMax - fit.rowMin + 1, fit.colMax - fit.colMin + 1);
-#endif
+  DBG("extended: %zu dots over %dx%d\n", fit.dots.size(), fit.rowMax - fit.rowMin + 1, fit.colMax - fit.colMin + 1);
   return added;
 }
 
