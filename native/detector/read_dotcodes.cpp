@@ -228,7 +228,7 @@ void extentHypotheses(const LatticeFit& f, std::vector<Extent>& out) {
 // The extents an extended lattice's line ends allow (extendLattice), after the ones already in
 // `out`: every combination of the sides' candidate ends, a short side made odd both ways.
 void endHypotheses(const LineEnds& ends, std::vector<Extent>& out) {
-  constexpr size_t kMaxHypotheses = 40;
+  constexpr size_t kMaxHypotheses = 24;
   for (int a = 0; a < ends.count[0]; ++a)
     for (int b = 0; b < ends.count[1]; ++b)
       for (int c = 0; c < ends.count[2]; ++c)
