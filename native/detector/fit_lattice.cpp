@@ -80,10 +80,12 @@ void reduce(Basis& b) {
   }
 }
 
-// Estimates the diagonal basis from the neighbour vectors of the cluster.
-bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
-                   float dmed, Basis& out) {
-  std::vector<Vec> vs, sym;
+// The vectors to the (up to four) nearest like-sized neighbours of the cluster's dots, folded to a
+// half plane; only the symmetric ones (see below) when there are enough of them.
+bool neighbourVectors(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
+                      float dmed, std::vector<Vec>& vs) {
+  std::vector<Vec> sym;
+  vs.clear();
   const int n = static_cast<int>(cluster.size());
   const int step = std::max(1, n / 400);
   const float r = 3.2f * std::max(dmed, 1.5f) + 1.0f;
@@ -116,21 +118,26 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
     }
   }
   if (sym.size() >= 24) vs.swap(sym);
-  if (vs.size() < 12) return false;
-  // Direction histogram (mod 180 degrees), weighted towards short vectors (the diagonals).
-  constexpr int kBins = 90;
+  return vs.size() >= 12;
+}
+
+constexpr int kBins = 90;  // direction histogram bins over 180 degrees
+
+int directionBin(const Vec& v) {
+  const float ang = std::atan2(v.y, v.x);  // (-90, 90]
+  int bin = static_cast<int>(std::floor((ang + kPi / 2) / kPi * kBins)) % kBins;
+  return bin < 0 ? bin + kBins : bin;
+}
+
+// The direction histogram (mod 180 degrees) of the vectors, weighted towards short ones (the
+// diagonals) and smoothed; its local maxima, strongest first (at most 4).
+int directionPeaks(const std::vector<Vec>& vs, int peaks[4]) {
   float hist[kBins] = {0};
-  for (const Vec& v : vs) {
-    float ang = std::atan2(v.y, v.x);  // (-90, 90]
-    int bin = static_cast<int>(std::floor((ang + kPi / 2) / kPi * kBins)) % kBins;
-    if (bin < 0) bin += kBins;
-    hist[bin] += 1.0f / (v.x * v.x + v.y * v.y);
-  }
+  for (const Vec& v : vs) hist[directionBin(v)] += 1.0f / (v.x * v.x + v.y * v.y);
   float smooth[kBins];
   for (int i = 0; i < kBins; ++i)
     smooth[i] = hist[(i + kBins - 1) % kBins] + 2 * hist[i] + hist[(i + 1) % kBins];
-  // The direction peaks, strongest first (local maxima of the smoothed histogram).
-  int peaks[4], nPeaks = 0;
+  int nPeaks = 0;
   {
     std::vector<std::pair<float, int>> maxima;
     for (int i = 0; i < kBins; ++i)
@@ -140,76 +147,87 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
     for (const auto& m : maxima)
       if (nPeaks < 4) peaks[nPeaks++] = m.second;
   }
-  if (nPeaks < 2) return false;
-  auto peakVector = [&](int bin, Vec& res) {
-    // mean direction and the typical shortest length of vectors near this bin
-    float cx = 0, cy = 0;
-    std::vector<float> lens;
+  return nPeaks;
+}
+
+// The mean direction and the typical shortest length of the vectors near a histogram bin.
+bool peakVector(const std::vector<Vec>& vs, int bin, Vec& res) {
+  float cx = 0, cy = 0;
+  std::vector<float> lens;
+  for (const Vec& v : vs) {
+    const int b = directionBin(v);
+    int dist = std::abs(b - bin);
+    dist = std::min(dist, kBins - dist);
+    if (dist > 2) continue;
+    Vec u = v;
+    // align with the bin direction (bins wrap at +-90 degrees)
+    float bang = (bin + 0.5f) / kBins * kPi - kPi / 2;
+    if (u.x * std::cos(bang) + u.y * std::sin(bang) < 0) u = {-u.x, -u.y};
+    float l = std::sqrt(u.x * u.x + u.y * u.y);
+    lens.push_back(l);
+    cx += u.x / l;
+    cy += u.y / l;
+  }
+  if (lens.size() < 3) return false;
+  std::sort(lens.begin(), lens.end());
+  float l10 = lens[lens.size() / 10];
+  std::vector<float> shortOnes;
+  for (float l : lens)
+    if (l < 1.35f * l10) shortOnes.push_back(l);
+  float L = shortOnes[shortOnes.size() / 2];
+  float cl = std::sqrt(cx * cx + cy * cy);
+  if (cl <= 0) return false;
+  res = {cx / cl * L, cy / cl * L};
+  return true;
+  }
+
+// Refines a basis on all vectors by least squares (three rounds); switches to the half-diagonals
+// when many vectors sit at (1/2, 1/2) (the peaks were then the row and column directions). False
+// when the vectors do not form a lattice or the basis is no plausible view of one.
+bool refineBasis(const std::vector<Vec>& vs, Basis b, Basis& out) {
+  for (int iter = 0; iter < 3; ++iter) {
+    std::vector<Vec> good;
+    std::vector<std::pair<int, int>> ns;
+    int half = 0;
     for (const Vec& v : vs) {
-      float ang = std::atan2(v.y, v.x);
-      int b = static_cast<int>(std::floor((ang + kPi / 2) / kPi * kBins)) % kBins;
-      if (b < 0) b += kBins;
-      int dist = std::abs(b - bin);
-      dist = std::min(dist, kBins - dist);
-      if (dist > 2) continue;
-      Vec u = v;
-      // align with the bin direction (bins wrap at +-90 degrees)
-      float bang = (bin + 0.5f) / kBins * kPi - kPi / 2;
-      if (u.x * std::cos(bang) + u.y * std::sin(bang) < 0) u = {-u.x, -u.y};
-      float l = std::sqrt(u.x * u.x + u.y * u.y);
-      lens.push_back(l);
-      cx += u.x / l;
-      cy += u.y / l;
-    }
-    if (lens.size() < 3) return false;
-    std::sort(lens.begin(), lens.end());
-    float l10 = lens[lens.size() / 10];
-    std::vector<float> shortOnes;
-    for (float l : lens)
-      if (l < 1.35f * l10) shortOnes.push_back(l);
-    float L = shortOnes[shortOnes.size() / 2];
-    float cl = std::sqrt(cx * cx + cy * cy);
-    if (cl <= 0) return false;
-    res = {cx / cl * L, cy / cl * L};
-    return true;
-  };
-  // Refine on all vectors; switch to the half-diagonals when many vectors sit at (1/2, 1/2)
-  // (the peaks were then the row and column directions).
-  auto refine = [&](Basis b) {
-    for (int iter = 0; iter < 3; ++iter) {
-      std::vector<Vec> good;
-      std::vector<std::pair<int, int>> ns;
-      int half = 0;
-      for (const Vec& v : vs) {
-        float u, w;
-        if (!b.solve(v.x, v.y, u, w)) return false;
-        float fu = u - std::round(u), fw = w - std::round(w);
-        if (std::fabs(fu) < 0.2f && std::fabs(fw) < 0.2f) {
-          int n1 = static_cast<int>(std::round(u)), n2 = static_cast<int>(std::round(w));
-          if (n1 == 0 && n2 == 0) continue;
-          good.push_back(v);
-          ns.push_back({n1, n2});
-        } else if (std::fabs(std::fabs(fu) - 0.5f) < 0.2f && std::fabs(std::fabs(fw) - 0.5f) < 0.2f) {
-          ++half;
-        }
+      float u, w;
+      if (!b.solve(v.x, v.y, u, w)) return false;
+      float fu = u - std::round(u), fw = w - std::round(w);
+      if (std::fabs(fu) < 0.2f && std::fabs(fw) < 0.2f) {
+        int n1 = static_cast<int>(std::round(u)), n2 = static_cast<int>(std::round(w));
+        if (n1 == 0 && n2 == 0) continue;
+        good.push_back(v);
+        ns.push_back({n1, n2});
+      } else if (std::fabs(std::fabs(fu) - 0.5f) < 0.2f && std::fabs(std::fabs(fw) - 0.5f) < 0.2f) {
+        ++half;
       }
-      if (half * 4 > static_cast<int>(vs.size())) {
-        b = Basis{(b.ax + b.bx) / 2, (b.ay + b.by) / 2, (b.ax - b.bx) / 2, (b.ay - b.by) / 2};
-        continue;
-      }
-      DBG("  basis iter %d: a (%.2f,%.2f) b (%.2f,%.2f) good %zu of %zu half %d\n", iter, b.ax, b.ay, b.bx, b.by, good.size(), vs.size(), half);
-      if (good.size() * 20 < vs.size() * 7) return false;  // the vectors do not form a lattice (35%)
-      if (!refitBasis(good, ns, b)) return false;
-      reduce(b);
     }
-    float la = b.la(), lb = b.lb();
-    if (la < 1.2f || lb < 1.2f) return false;
-    if (la > 2.2f * lb || lb > 2.2f * la) return false;
-    float sinAng = std::fabs(b.det()) / (la * lb);
-    if (sinAng < 0.5f) return false;  // more than 60 degrees of shear: not a plausible view
-    out = b;
-    return true;
-  };
+    if (half * 4 > static_cast<int>(vs.size())) {
+      b = Basis{(b.ax + b.bx) / 2, (b.ay + b.by) / 2, (b.ax - b.bx) / 2, (b.ay - b.by) / 2};
+      continue;
+    }
+    DBG("  basis iter %d: a (%.2f,%.2f) b (%.2f,%.2f) good %zu of %zu half %d\n", iter, b.ax, b.ay, b.bx, b.by, good.size(), vs.size(), half);
+    if (good.size() * 20 < vs.size() * 7) return false;  // the vectors do not form a lattice (35%)
+    if (!refitBasis(good, ns, b)) return false;
+    reduce(b);
+  }
+  float la = b.la(), lb = b.lb();
+  if (la < 1.2f || lb < 1.2f) return false;
+  if (la > 2.2f * lb || lb > 2.2f * la) return false;
+  float sinAng = std::fabs(b.det()) / (la * lb);
+  if (sinAng < 0.5f) return false;  // more than 60 degrees of shear: not a plausible view
+  out = b;
+  return true;
+  }
+
+// Estimates the diagonal basis from the neighbour vectors of the cluster.
+bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
+                   float dmed, Basis& out) {
+  std::vector<Vec> vs;
+  if (!neighbourVectors(blobs, index, cluster, dmed, vs)) return false;
+  int peaks[4];
+  const int nPeaks = directionPeaks(vs, peaks);
+  if (nPeaks < 2) return false;
   // The two strongest directions at least 24 degrees apart are the diagonals almost always;
   // when they do not make a lattice (a resampled or rotated print of small dots gives some
   // neighbour vectors of the wrong length), the next pairs of peaks are tried.
@@ -221,7 +239,7 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
       if (dist < 12) continue;  // at least 24 degrees apart
       if (++tried > 3) return false;
       Vec va, vb;
-      if (peakVector(peaks[i], va) && peakVector(peaks[j], vb) && refine(Basis{va.x, va.y, vb.x, vb.y})) return true;
+      if (peakVector(vs, peaks[i], va) && peakVector(vs, peaks[j], vb) && refineBasis(vs, Basis{va.x, va.y, vb.x, vb.y}, out)) return true;
     }
   return false;
 }
@@ -239,14 +257,14 @@ struct Grown {
   Basis basis;
 };
 
-}  // namespace
-
-bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
-                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare) {
-  fit = LatticeFit{};
-  if (cluster.size() < 12) return false;
-  // The typical dot size is the area-weighted median: specks of noise that chained into the
-  // cluster are many but small, the dots few but large.
+// The cluster's typical dot: its size (the area-weighted median diameter: specks of noise that
+// chained into the cluster are many but small, the dots few but large), the members of that size
+// (`core`), the contrast a grown dot must reach, and the cluster's centroid.
+struct DotStats {
+  float dmed = 0, dLo = 0, dHi = 0, depthMin = 0, cx = 0, cy = 0;
+  std::vector<int> core;
+};
+bool dotStats(const std::vector<Blob>& blobs, const std::vector<int>& cluster, float minDepthShare, DotStats& st) {
   std::vector<std::pair<float, float>> ds;  // (d, area)
   std::vector<float> deps;
   ds.reserve(cluster.size());
@@ -270,7 +288,7 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
   cx /= cluster.size();
   cy /= cluster.size();
   const float dLo = 0.5f * dmed - 0.5f, dHi = 1.8f * dmed + 1.0f;  // dots of one symbol are alike
-  std::vector<int> core;  // the members of the typical size
+  std::vector<int>& core = st.core;  // the members of the typical size
   core.reserve(cluster.size());
   for (int k : cluster)
     if (blobs[k].d >= dLo && blobs[k].d <= dHi) {
@@ -281,51 +299,36 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
   std::nth_element(deps.begin(), deps.begin() + deps.size() / 2, deps.end());
   // printed dots of one symbol have alike contrast; faint fragments (label edges, texture) do not
   const float depthMin = minDepthShare * deps[deps.size() / 2];
-  Basis global;
-  if (!estimateBasis(blobs, index, core, dmed, global)) return false;
-  const float maxFull = kMaxFullFraction;
-  // A regular dotted texture (a halftone, a perforation pattern, a dot screen) fills every
-  // checkerboard position; a DotCode fills about half of them (each codeword is 5 dots of 9,
-  // and the mask avoids solid areas), so a dot whose four diagonal neighbours are all present
-  // is the exception in a symbol and the rule in a texture. Rejecting such clusters here spares
-  // the growth, sampling and decoding that a frame full of texture would otherwise pay, and they
-  // do not count as lattice evidence for the harder passes.
-  {
-    const float tol = 0.3f * std::min(global.la(), global.lb());
-    const int n = static_cast<int>(core.size());
-    const int step = std::max(1, n / 300);
-    int tested = 0, full = 0;
-    for (int k = 0; k < n; k += step) {
-      const Blob& a = blobs[core[k]];
-      int present = 0;
-      for (int s = 0; s < 4; ++s) {
-        const float sx = (s & 1 ? -1.0f : 1.0f), ax = s < 2 ? global.ax : global.bx, ay = s < 2 ? global.ay : global.by;
-        if (index.nearest(a.x + sx * ax, a.y + sx * ay, tol, blobs) >= 0) ++present;
-      }
-      ++tested;
-      if (present == 4) ++full;
-    }
-    fit.fullFraction = tested ? static_cast<float>(full) / tested : 0;
-    if (fit.fullFraction > maxFull) {
-      fit.texture = true;
-      return false;
-    }
-  }
-  fit.basisFound = true;
+  st.dmed = dmed, st.dLo = dLo, st.dHi = dHi, st.depthMin = depthMin, st.cx = cx, st.cy = cy;
+  return true;
+}
 
-  // Seed: an unused member near the centroid.
-  int seed = -1;
-  float bestD = 1e30f;
-  for (int k : core) {
-    if (used[k]) continue;
-    float dx = blobs[k].x - cx, dy = blobs[k].y - cy, d2 = dx * dx + dy * dy;
-    if (d2 < bestD) {
-      bestD = d2;
-      seed = k;
+// Share of the core dots (sampled) with all four diagonal neighbours present under the basis.
+float fullNeighbourShare(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& core,
+                         const Basis& global) {
+  const float tol = 0.3f * std::min(global.la(), global.lb());
+  const int n = static_cast<int>(core.size());
+  const int step = std::max(1, n / 300);
+  int tested = 0, full = 0;
+  for (int k = 0; k < n; k += step) {
+    const Blob& a = blobs[core[k]];
+    int present = 0;
+    for (int s = 0; s < 4; ++s) {
+      const float sx = (s & 1 ? -1.0f : 1.0f), ax = s < 2 ? global.ax : global.bx, ay = s < 2 ? global.ay : global.by;
+      if (index.nearest(a.x + sx * ax, a.y + sx * ay, tol, blobs) >= 0) ++present;
     }
+    ++tested;
+    if (present == 4) ++full;
   }
-  if (seed < 0) return false;
+  return tested ? static_cast<float>(full) / tested : 0;
+}
 
+// Grows the lattice from the seed: each accepted dot predicts its neighbours with a basis refitted
+// on the dots already accepted around it. `at` maps lattice coordinates to indices into `grown`.
+void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<uint8_t>& used,
+                 const DotStats& st, int seed, const Basis& global, std::vector<Grown>& grown,
+                 std::unordered_map<int64_t, int>& at) {
+  const float dLo = st.dLo, dHi = st.dHi, depthMin = st.depthMin;
   // Steps to try from an accepted dot, nearest first: up to three diagonal steps each way, so a
   // prediction can jump the empty stretches inside a symbol (padding regions leave whole empty
   // columns) while the quiet zone (3 modules) is mostly out of reach.
@@ -340,10 +343,8 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
     });
     return s;
   }();
-  std::unordered_map<int64_t, int> at;  // lattice coordinate -> index in grown
-  at.reserve(cluster.size() * 2 + 16);
-  std::vector<Grown> grown;
-  grown.reserve(cluster.size() + 16);
+  at.reserve(st.core.size() * 2 + 16);
+  grown.reserve(st.core.size() + 16);
   std::unordered_map<int, int> takenBlob;
   grown.push_back({seed, 0, 0, global});
   at[key(0, 0)] = 0;
@@ -401,24 +402,35 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
       grown.push_back({best, ni, nj, g.basis});
     }
   }
-  if (grown.size() < 15) return false;
-  // The texture test again on the grown lattice (exact neighbours this time): a texture whose
-  // nearest-neighbour vectors fooled the estimate above (gaps between packed dots, a basis at
-  // half scale) still fills its lattice.
-  {
-    int full = 0;
-    for (const Grown& g : grown)
-      if (at.count(key(g.i + 1, g.j)) && at.count(key(g.i - 1, g.j)) && at.count(key(g.i, g.j + 1)) && at.count(key(g.i, g.j - 1)))
-        ++full;
-    fit.fullFraction = std::max(fit.fullFraction, static_cast<float>(full) / grown.size());
-    if (static_cast<float>(full) / grown.size() > maxFull) {
-      fit.basisFound = false;
-      fit.texture = true;
-      return false;
+}
+
+// An unused core member near the cluster's centroid (the growth's start).
+int seedNearCentroid(const std::vector<Blob>& blobs, const std::vector<uint8_t>& used, const DotStats& st) {
+  int seed = -1;
+  float bestD = 1e30f;
+  for (int k : st.core) {
+    if (used[k]) continue;
+    float dx = blobs[k].x - st.cx, dy = blobs[k].y - st.cy, d2 = dx * dx + dy * dy;
+    if (d2 < bestD) {
+      bestD = d2;
+      seed = k;
     }
   }
+  return seed;
+}
 
-  // Grid coordinates: the diagonal steps a and b are (+1,+1) and (+1,-1) in (row, col).
+// Share of the grown dots whose four diagonal neighbours were all grown too.
+float fullGrownShare(const std::vector<Grown>& grown, const std::unordered_map<int64_t, int>& at) {
+  int full = 0;
+  for (const Grown& g : grown)
+    if (at.count(key(g.i + 1, g.j)) && at.count(key(g.i - 1, g.j)) && at.count(key(g.i, g.j + 1)) && at.count(key(g.i, g.j - 1)))
+      ++full;
+  return static_cast<float>(full) / grown.size();
+}
+
+// Grid coordinates: the diagonal steps a and b are (+1,+1) and (+1,-1) in (row, col). Sets the
+// fit's dots, extent and mean pitch.
+void toGridCoordinates(const std::vector<Grown>& grown, LatticeFit& fit) {
   fit.dots.reserve(grown.size());
   fit.rowMin = fit.colMin = 1 << 30;
   fit.rowMax = fit.colMax = -(1 << 30);
@@ -433,6 +445,50 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
     pitchSum += (g.basis.la() + g.basis.lb()) / (2 * std::sqrt(2.0));
   }
   fit.pitch = static_cast<float>(pitchSum / grown.size());
+}
+
+}  // namespace
+
+bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
+                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare) {
+  fit = LatticeFit{};
+  if (cluster.size() < 12) return false;
+  DotStats st;
+  if (!dotStats(blobs, cluster, minDepthShare, st)) return false;
+  Basis global;
+  if (!estimateBasis(blobs, index, st.core, st.dmed, global)) return false;
+  const float maxFull = kMaxFullFraction;
+  // A regular dotted texture (a halftone, a perforation pattern, a dot screen) fills every
+  // checkerboard position; a DotCode fills about half of them (each codeword is 5 dots of 9,
+  // and the mask avoids solid areas), so a dot whose four diagonal neighbours are all present
+  // is the exception in a symbol and the rule in a texture. Rejecting such clusters here spares
+  // the growth, sampling and decoding that a frame full of texture would otherwise pay, and they
+  // do not count as lattice evidence for the harder passes.
+  fit.fullFraction = fullNeighbourShare(blobs, index, st.core, global);
+  if (fit.fullFraction > maxFull) {
+    fit.texture = true;
+    return false;
+  }
+  fit.basisFound = true;
+
+  const int seed = seedNearCentroid(blobs, used, st);
+  if (seed < 0) return false;
+
+  std::vector<Grown> grown;
+  std::unordered_map<int64_t, int> at;  // lattice coordinate -> index in grown
+  growLattice(blobs, index, used, st, seed, global, grown, at);
+  if (grown.size() < 15) return false;
+  // The texture test again on the grown lattice (exact neighbours this time): a texture whose
+  // nearest-neighbour vectors fooled the estimate above (gaps between packed dots, a basis at
+  // half scale) still fills its lattice.
+  const float grownFull = fullGrownShare(grown, at);
+  fit.fullFraction = std::max(fit.fullFraction, grownFull);
+  if (grownFull > maxFull) {
+    fit.basisFound = false;
+    fit.texture = true;
+    return false;
+  }
+  toGridCoordinates(grown, fit);
   for (const Grown& g : grown) used[g.blob] = 1;
   const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
   if (H < 4 || W < 4 || H > 202 || W > 202) return false;

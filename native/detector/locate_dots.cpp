@@ -72,99 +72,87 @@ void minMaxFilter(std::vector<uint8_t>& v, int bw, int bh, int r, bool isMax) {
 // of 12..24 grey levels, with margin for the rows that were not sampled).
 constexpr int kFlatRange = 32;
 
-}  // namespace
-
-bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws, std::vector<Blob>& out) {
-  out.clear();
-  if (!img.valid()) return true;
-#ifdef DC_PROF
-  auto t0_ = std::chrono::steady_clock::now();
-#endif
-  const int W = img.width, H = img.height, S = p.blockShift, B = 1 << S;
+// Block statistics of the image itself (sum, count, neighbourhood minimum and maximum per
+// block); both polarities derive from them, so a second pass over the same frame reuses them.
+void blockStatistics(const GreyImage& img, int S, int R, LocateWorkspace& ws) {
+  const int W = img.width, H = img.height, B = 1 << S;
   const int bw = (W + B - 1) >> S, bh = (H + B - 1) >> S;
   const size_t nb = static_cast<size_t>(bw) * bh;
-  // Work in "dark" form: v = p for dark dots, 255 - p for light dots; foreground is v < thr.
-  const uint8_t xorMask = p.dark ? 0 : 0xFF;
-  const int R = p.radiusBlocks;
-
-  // Block statistics of the image itself; both polarities derive from them, so a second pass
-  // over the same frame (p.reuseStats) skips this step.
-  const bool reuse = p.reuseStats && ws.statsData == img.data && ws.statsW == W && ws.statsH == H &&
-                     ws.statsStride == img.stride && ws.statsShift == S && ws.statsRadius == R;
-  if (!reuse) {
-    ws.blockSum.assign(nb, 0);
-    ws.blockCnt.assign(nb, 0);
-    ws.rawMin.assign(nb, 255);
-    ws.rawMax.assign(nb, 0);
-    // Every other row is enough for neighbourhood statistics (half the cost); the exact
-    // per-segment minimum is tested again when the runs are extracted.
-    for (int y = 0; y < H; y += (H >= 2 * B ? 2 : 1)) {
-      const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
-      const size_t base = static_cast<size_t>(y >> S) * bw;
-      for (int bx = 0; bx < bw; ++bx) {
-        const int x0 = bx << S, x1 = std::min(W, x0 + B);
-        int sum = 0;
-        uint8_t mn = 255, mx = 0;
-        for (int x = x0; x < x1; ++x) {
-          const uint8_t v = row[x];
-          sum += v;
-          mn = v < mn ? v : mn;
-          mx = v > mx ? v : mx;
-        }
-        ws.blockSum[base + bx] += sum;
-        ws.blockCnt[base + bx] += x1 - x0;
-        if (mn < ws.rawMin[base + bx]) ws.rawMin[base + bx] = mn;
-        if (mx > ws.rawMax[base + bx]) ws.rawMax[base + bx] = mx;
+  ws.blockSum.assign(nb, 0);
+  ws.blockCnt.assign(nb, 0);
+  ws.rawMin.assign(nb, 255);
+  ws.rawMax.assign(nb, 0);
+  // Every other row is enough for neighbourhood statistics (half the cost); the exact
+  // per-segment minimum is tested again when the runs are extracted.
+  for (int y = 0; y < H; y += (H >= 2 * B ? 2 : 1)) {
+    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
+    const size_t base = static_cast<size_t>(y >> S) * bw;
+    for (int bx = 0; bx < bw; ++bx) {
+      const int x0 = bx << S, x1 = std::min(W, x0 + B);
+      int sum = 0;
+      uint8_t mn = 255, mx = 0;
+      for (int x = x0; x < x1; ++x) {
+        const uint8_t v = row[x];
+        sum += v;
+        mn = v < mn ? v : mn;
+        mx = v > mx ? v : mx;
       }
+      ws.blockSum[base + bx] += sum;
+      ws.blockCnt[base + bx] += x1 - x0;
+      if (mn < ws.rawMin[base + bx]) ws.rawMin[base + bx] = mn;
+      if (mx > ws.rawMax[base + bx]) ws.rawMax[base + bx] = mx;
     }
-    boxSum(ws.blockSum, ws.tmpA, bw, bh, R);
-    boxSum(ws.blockCnt, ws.tmpA, bw, bh, R);
-    ws.blockMin = ws.rawMin;
-    ws.blockMax = ws.rawMax;
-    minMaxFilter(ws.blockMin, bw, bh, R, false);
-    minMaxFilter(ws.blockMax, bw, bh, R, true);
-    // A neighbourhood that looked flat on the sampled rows may still hold ink on the others: a
-    // print at one pixel per dot and two per module (zint --scale=1) has all its dots on rows of
-    // one parity, and the sampled ones can be blank paper (no threshold, nothing found). Where
-    // the neighbourhood has any contrast, the runs below test every row against its threshold,
-    // so only flat neighbourhoods need their skipped rows read; their blocks take those rows'
-    // minimum or maximum when it is clear ink, well beyond the sampled range (the paper's noise
-    // would only shift ordinary frames' statistics). Measured on empty 1280x720 frames: reading
-    // every row, or every flat block's rows, costs 5-30%; this costs little.
-    if (H >= 2 * B) {
-      bool changed = false;
-      for (int by = 0; by < bh; ++by)
-        for (int bx = 0; bx < bw; ++bx) {
-          const size_t k = static_cast<size_t>(by) * bw + bx;
-          if (ws.blockMax[k] - ws.blockMin[k] >= kFlatRange) continue;
-          const int x0 = bx << S, x1 = std::min(W, x0 + B);
-          uint8_t mn = 255, mx = 0;
-          for (int y = (by << S) + 1; y < std::min(H, (by + 1) << S); y += 2) {
-            const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
-            for (int x = x0; x < x1; ++x) {
-              mn = row[x] < mn ? row[x] : mn;
-              mx = row[x] > mx ? row[x] : mx;
-            }
-          }
-          if (mn + kFlatRange < ws.rawMin[k]) ws.rawMin[k] = mn, changed = true;
-          if (mx > ws.rawMax[k] + kFlatRange) ws.rawMax[k] = mx, changed = true;
-        }
-      if (changed) {
-        ws.blockMin = ws.rawMin;
-        ws.blockMax = ws.rawMax;
-        minMaxFilter(ws.blockMin, bw, bh, R, false);
-        minMaxFilter(ws.blockMax, bw, bh, R, true);
-      }
-    }
-    ws.statsData = img.data;
-    ws.statsW = W;
-    ws.statsH = H;
-    ws.statsStride = img.stride;
-    ws.statsShift = S;
-    ws.statsRadius = R;
   }
-  PROBE("blockstats");
-  // Per block, in dark form: neighbourhood mean and minimum, and the threshold.
+  boxSum(ws.blockSum, ws.tmpA, bw, bh, R);
+  boxSum(ws.blockCnt, ws.tmpA, bw, bh, R);
+  ws.blockMin = ws.rawMin;
+  ws.blockMax = ws.rawMax;
+  minMaxFilter(ws.blockMin, bw, bh, R, false);
+  minMaxFilter(ws.blockMax, bw, bh, R, true);
+  // A neighbourhood that looked flat on the sampled rows may still hold ink on the others: a
+  // print at one pixel per dot and two per module (zint --scale=1) has all its dots on rows of
+  // one parity, and the sampled ones can be blank paper (no threshold, nothing found). Where
+  // the neighbourhood has any contrast, the runs below test every row against its threshold,
+  // so only flat neighbourhoods need their skipped rows read; their blocks take those rows'
+  // minimum or maximum when it is clear ink, well beyond the sampled range (the paper's noise
+  // would only shift ordinary frames' statistics). Measured on empty 1280x720 frames: reading
+  // every row, or every flat block's rows, costs 5-30%; this costs little.
+  if (H >= 2 * B) {
+    bool changed = false;
+    for (int by = 0; by < bh; ++by)
+      for (int bx = 0; bx < bw; ++bx) {
+        const size_t k = static_cast<size_t>(by) * bw + bx;
+        if (ws.blockMax[k] - ws.blockMin[k] >= kFlatRange) continue;
+        const int x0 = bx << S, x1 = std::min(W, x0 + B);
+        uint8_t mn = 255, mx = 0;
+        for (int y = (by << S) + 1; y < std::min(H, (by + 1) << S); y += 2) {
+          const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
+          for (int x = x0; x < x1; ++x) {
+            mn = row[x] < mn ? row[x] : mn;
+            mx = row[x] > mx ? row[x] : mx;
+          }
+        }
+        if (mn + kFlatRange < ws.rawMin[k]) ws.rawMin[k] = mn, changed = true;
+        if (mx > ws.rawMax[k] + kFlatRange) ws.rawMax[k] = mx, changed = true;
+      }
+    if (changed) {
+      ws.blockMin = ws.rawMin;
+      ws.blockMax = ws.rawMax;
+      minMaxFilter(ws.blockMin, bw, bh, R, false);
+      minMaxFilter(ws.blockMax, bw, bh, R, true);
+    }
+  }
+  ws.statsData = img.data;
+  ws.statsW = W;
+  ws.statsH = H;
+  ws.statsStride = img.stride;
+  ws.statsShift = S;
+  ws.statsRadius = R;
+}
+
+// Per block, in dark form: the neighbourhood mean and minimum, and the threshold (0: flat, no
+// dot can be seen there).
+void blockThresholds(const LocateParams& p, size_t nb, LocateWorkspace& ws) {
   ws.thr.assign(nb, 0);
   ws.blkMean.resize(nb);
   ws.blkLo.resize(nb);
@@ -182,8 +170,13 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     ws.thr[b] = static_cast<int16_t>(t);
   }
 
-  PROBE("thresholds");
-  // Foreground runs, row by row.
+}
+
+// Foreground runs, row by row (ws.run*, ws.rowStart). False when p.maxRuns was exceeded.
+bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws) {
+  const int W = img.width, H = img.height, S = p.blockShift, B = 1 << S;
+  const int bw = (W + B - 1) >> S;
+  const uint8_t xorMask = p.dark ? 0 : 0xFF;
   ws.runX0.clear();
   ws.runX1.clear();
   ws.runY.clear();
@@ -250,13 +243,14 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     }
     if (static_cast<int>(ws.runX0.size()) > p.maxRuns) capped = true;
   }
-  const int nRows = capped ? 0 : H;
   if (capped) return false;
-  ws.rowStart[nRows] = static_cast<int32_t>(ws.runX0.size());
-  const int nRuns = static_cast<int>(ws.runX0.size());
+  ws.rowStart[H] = static_cast<int32_t>(ws.runX0.size());
+  return true;
+}
 
-  PROBE("runs");
-  // Union runs that overlap a run of the row above (4-connectivity: shared columns).
+// Union runs that overlap a run of the row above (4-connectivity: shared columns).
+void joinRuns(int H, LocateWorkspace& ws) {
+  const int nRuns = static_cast<int>(ws.runX0.size());
   ws.parent.resize(nRuns);
   for (int i = 0; i < nRuns; ++i) ws.parent[i] = i;
   for (int y = 1; y < H; ++y) {
@@ -272,7 +266,11 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
       if (ws.runX1[a] < ws.runX1[c]) ++a; else ++c;
     }
   }
-  PROBE("union");
+}
+
+// Per component (indexed by its root run): pixel count, coordinate sums, bounding box, depth.
+void componentStats(int W, int H, LocateWorkspace& ws) {
+  const int nRuns = static_cast<int>(ws.runX0.size());
   ws.cnt.assign(nRuns, 0);
   ws.sumX2.assign(nRuns, 0);
   ws.sumY2.assign(nRuns, 0);
@@ -293,7 +291,14 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     ws.maxY[r] = std::max(ws.maxY[r], ws.runY[i]);
     ws.depth[r] = std::max(ws.depth[r], ws.runDepth[i]);
   }
-  PROBE("stats");
+}
+
+// The components that can be printed dots, as blobs; the others are counted (and the merged
+// ones boxed) for the driver. False when p.maxBlobs was reached.
+bool keepDotShapes(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws, std::vector<Blob>& out) {
+  const int W = img.width, H = img.height, S = p.blockShift, B = 1 << S;
+  const int bw = (W + B - 1) >> S;
+  const int nRuns = static_cast<int>(ws.runX0.size());
   for (int i = 0; i < nRuns; ++i) {
     if (ws.cnt[i] == 0) continue;
     const int w = ws.maxX[i] - ws.minX[i] + 1, h = ws.maxY[i] - ws.minY[i] + 1;
@@ -336,6 +341,32 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
     if (static_cast<int>(out.size()) >= p.maxBlobs) return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws, std::vector<Blob>& out) {
+  out.clear();
+  if (!img.valid()) return true;
+#ifdef DC_PROF
+  auto t0_ = std::chrono::steady_clock::now();
+#endif
+  const int W = img.width, H = img.height, S = p.blockShift, B = 1 << S;
+  const size_t nb = static_cast<size_t>((W + B - 1) >> S) * ((H + B - 1) >> S);
+  const int R = p.radiusBlocks;
+  const bool reuse = p.reuseStats && ws.statsData == img.data && ws.statsW == W && ws.statsH == H &&
+                     ws.statsStride == img.stride && ws.statsShift == S && ws.statsRadius == R;
+  if (!reuse) blockStatistics(img, S, R, ws);
+  PROBE("blockstats");
+  blockThresholds(p, nb, ws);
+  PROBE("thresholds");
+  if (!extractRuns(img, p, ws)) return false;
+  PROBE("runs");
+  joinRuns(H, ws);
+  PROBE("union");
+  componentStats(W, H, ws);
+  PROBE("stats");
+  return keepDotShapes(img, p, ws, out);
 }
 
 void SpatialIndex::build(const std::vector<Blob>& blobs, int width, int height, float cell) {
