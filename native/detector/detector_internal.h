@@ -4,6 +4,7 @@
 //   locate_dots.cpp   image -> candidate dots (blobs of one polarity, local thresholds)
 //   group_dots.cpp    dots -> clusters of similar, nearby dots (symbol candidates)
 //   fit_lattice.cpp   cluster -> checkerboard lattice, every dot given grid coordinates
+//   extend_lattice.cpp a lattice that did not read -> followed over the image past its growth
 //   sample_grid.cpp   lattice -> homography (+ local residuals) -> DotGrid with confidences
 //   read_dotcodes.cpp passes, hypotheses (extent off by one), decodeDotGrid, results
 #pragma once
@@ -16,6 +17,11 @@
 
 namespace dc {
 namespace det {
+
+// A lattice or grid position (row, col) as one hash key.
+inline int64_t gridKey(int row, int col) {
+  return static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(row)) << 32) | static_cast<uint32_t>(col));
+}
 
 // Union-find root with path halving; blobs (locate) and dot clusters (group) both merge this way.
 inline int unionRoot(std::vector<int32_t>& parent, int i) {
@@ -237,27 +243,6 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
 
 void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
 DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols);
-
-}  // namespace det
-}  // namespace dc
-
-#include <string>
-#include "detector/dotcode_reader.h"
-
-namespace dc {
-namespace det {
-
-// One sampled grid hypothesis, as handed to decodeDotGrid (exposed for the stage tests).
-struct GridCandidate {
-  DotGrid grid;
-  std::string via;
-  PointF corners[4];  // image positions of the grid's corner positions (sampled orientation)
-  int latticeDots = 0;
-};
-
-// Runs the passes and returns the first (base) grid hypothesis of every lattice found, without
-// decoding. Used by the tests to check locate/lattice/sample independently of the decoder.
-std::vector<GridCandidate> findGridCandidates(const GreyImage& image, const ReadOptions& options);
 
 }  // namespace det
 }  // namespace dc

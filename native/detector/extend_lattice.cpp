@@ -14,23 +14,14 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
-#ifdef DC_DEBUG
-#include <cstdio>
-#define DBG(...) fprintf(stderr, __VA_ARGS__)
-#else
-#define DBG(...)
-#endif
 
+#include "detector/debug_log.h"
 #include "detector/detector_internal.h"
 
 namespace dc {
 namespace det {
 
 namespace {
-
-inline int64_t cellKey(int row, int col) {
-  return static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(row)) << 32) | static_cast<uint32_t>(col));
-}
 
 struct Known {
   float x, y;
@@ -71,7 +62,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
   std::vector<float> ds, depths;
   for (const LatticeDot& d : fit.dots) {
     const Blob& b = blobs[d.blob];
-    known[cellKey(d.row, d.col)] = {b.x, b.y, sampleDisc(img, PointF{b.x, b.y}, rad0, xm)};
+    known[gridKey(d.row, d.col)] = {b.x, b.y, sampleDisc(img, PointF{b.x, b.y}, rad0, xm)};
     ds.push_back(b.d);
     depths.push_back(static_cast<float>(b.depth));
   }
@@ -94,7 +85,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
     for (int l = 1; l <= reachBack; ++l)
       for (int a = -4; a <= 4; ++a) {
         const int dr = alongCols ? a : back * l, dc = alongCols ? back * l : a;
-        auto it = known.find(cellKey(row + dr, col + dc));
+        auto it = known.find(gridKey(row + dr, col + dc));
         if (it == known.end()) continue;
         const double w = 1.0 / ((1.0 + dr * dr + dc * dc) * (1.0 + dr * dr + dc * dc));
         used[count++] = {dr, dc, w, &it->second};
@@ -232,7 +223,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
         b.area = static_cast<int>(0.785f * dotD * dotD + 0.5f);
         b.w = b.h = static_cast<int>(dotD + 0.5f);
         b.depth = dotDepth;
-        known[cellKey(f.row, f.col)] = {f.x, f.y, f.value};
+        known[gridKey(f.row, f.col)] = {f.x, f.y, f.value};
         fit.dots.push_back({static_cast<int>(blobs.size()), f.row, f.col});
         blobs.push_back(b);
         fit.rowMin = std::min(fit.rowMin, f.row);

@@ -8,13 +8,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "detector/debug_log.h"
 #include "detector/detector_internal.h"
-#ifdef DC_DEBUG
-#include <cstdio>
-#define DBG(...) fprintf(stderr, __VA_ARGS__)
-#else
-#define DBG(...)
-#endif
 
 namespace dc {
 namespace det {
@@ -247,10 +242,6 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
 // Above this share of dots with all four diagonal neighbours, a cluster is a texture.
 constexpr float kMaxFullFraction = 0.5f;
 
-inline int64_t key(int i, int j) {
-  return static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(i)) << 32) | static_cast<uint32_t>(j));
-}
-
 struct Grown {
   int blob;
   int i, j;
@@ -347,7 +338,7 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
   grown.reserve(st.core.size() + 16);
   std::unordered_map<int, int> takenBlob;
   grown.push_back({seed, 0, 0, global});
-  at[key(0, 0)] = 0;
+  at[gridKey(0, 0)] = 0;
   takenBlob[seed] = 0;
   const int kMaxDots = 12000;
   std::vector<Vec> vs;
@@ -360,7 +351,7 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
     ns.clear();
     for (const auto& s : kSteps) {
       if (std::abs(s.first) > 2 || std::abs(s.second) > 2) break;  // the local fit uses the near ring
-      auto it = at.find(key(g.i + s.first, g.j + s.second));
+      auto it = at.find(gridKey(g.i + s.first, g.j + s.second));
       if (it == at.end()) continue;
       const Blob& nb = blobs[grown[it->second].blob];
       vs.push_back({nb.x - gb.x, nb.y - gb.y});
@@ -378,7 +369,7 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
     const float tolBase = 0.3f * std::min(g.basis.la(), g.basis.lb());
     for (const auto& s : kSteps) {
       const int ni = g.i + s.first, nj = g.j + s.second;
-      if (at.count(key(ni, nj))) continue;
+      if (at.count(gridKey(ni, nj))) continue;
       if (std::abs(ni) > 400 || std::abs(nj) > 400) continue;
       const float px = gb.x + s.first * g.basis.ax + s.second * g.basis.bx;
       const float py = gb.y + s.first * g.basis.ay + s.second * g.basis.by;
@@ -397,7 +388,7 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
         }
       });
       if (best < 0) continue;
-      at[key(ni, nj)] = static_cast<int>(grown.size());
+      at[gridKey(ni, nj)] = static_cast<int>(grown.size());
       takenBlob[best] = static_cast<int>(grown.size());
       grown.push_back({best, ni, nj, g.basis});
     }
@@ -423,7 +414,7 @@ int seedNearCentroid(const std::vector<Blob>& blobs, const std::vector<uint8_t>&
 float fullGrownShare(const std::vector<Grown>& grown, const std::unordered_map<int64_t, int>& at) {
   int full = 0;
   for (const Grown& g : grown)
-    if (at.count(key(g.i + 1, g.j)) && at.count(key(g.i - 1, g.j)) && at.count(key(g.i, g.j + 1)) && at.count(key(g.i, g.j - 1)))
+    if (at.count(gridKey(g.i + 1, g.j)) && at.count(gridKey(g.i - 1, g.j)) && at.count(gridKey(g.i, g.j + 1)) && at.count(gridKey(g.i, g.j - 1)))
       ++full;
   return static_cast<float>(full) / grown.size();
 }

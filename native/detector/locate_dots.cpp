@@ -7,14 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "detector/debug_log.h"
 #include "detector/detector_internal.h"
-#ifdef DC_PROF
-#include <chrono>
-#include <cstdio>
-#define PROBE(n) fprintf(stderr, "  %s %.2fms\n", n, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count())
-#else
-#define PROBE(n)
-#endif
 
 namespace dc {
 namespace det {
@@ -357,15 +351,15 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
   const bool reuse = p.reuseStats && ws.statsData == img.data && ws.statsW == W && ws.statsH == H &&
                      ws.statsStride == img.stride && ws.statsShift == S && ws.statsRadius == R;
   if (!reuse) blockStatistics(img, S, R, ws);
-  PROBE("blockstats");
+  PPROF("  blockstats %.2fms\n", PPROF_MS_SINCE(t0_));
   blockThresholds(p, nb, ws);
-  PROBE("thresholds");
+  PPROF("  thresholds %.2fms\n", PPROF_MS_SINCE(t0_));
   if (!extractRuns(img, p, ws)) return false;
-  PROBE("runs");
+  PPROF("  runs %.2fms\n", PPROF_MS_SINCE(t0_));
   joinRuns(H, ws);
-  PROBE("union");
+  PPROF("  union %.2fms\n", PPROF_MS_SINCE(t0_));
   componentStats(W, H, ws);
-  PROBE("stats");
+  PPROF("  stats %.2fms\n", PPROF_MS_SINCE(t0_));
   return keepDotShapes(img, p, ws, out);
 }
 

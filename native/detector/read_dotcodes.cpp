@@ -6,15 +6,13 @@
 #include <chrono>
 #include <cmath>
 
+#include "detector/debug_log.h"
 #include "detector/detector_internal.h"
+#include "detector/grid_candidates.h"
 #include "detector/dotcode_reader.h"
 #include "dotcode/grid_orientation.h"
 #ifdef DC_PROF
-#include <cstdio>
 #include <ctime>
-#define PPROF(...) fprintf(stderr, __VA_ARGS__)
-#else
-#define PPROF(...)
 #endif
 
 namespace dc {
@@ -486,175 +484,205 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
   PPROF("   pass end %.2f ms\n", msSince());
 }
 
-// Runs the passes in order until one yields; onCandidate(cand, pass, frame) returns
-// 1 = a symbol was read, 0 = not read, -1 = stop everything.
+// The passes in the order they run, each a stage of PassSchedule: the fast pass on the whole
+// frame, then (tryHarder, nothing read yet) the harder ones, each only where an earlier pass saw
+// something of a symbol. onCandidate(cand, pass, frame) returns 1 = a symbol was read,
+// 0 = not read, -1 = stop everything; the schedule stops at the first read.
 template <class F>
-void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, F&& onCandidate) {
-  bool found = false, stop = false;
-  // Lattices that did not read and reach beyond the crop they were found in (a focus region can
-  // hold only part of a symbol): their image box, to be read again whole.
-  std::vector<Rect> spill, spillPeaksLight, spillPeaksDark;
-  auto run = [&](const GreyImage& img, const Pass& pass, const Frame& frame, PassStats& stats, bool reuse = true) {
-    if (stop || Clock::now() > deadline) return;
-    runPass(img, pass, frame, options.trace, reuse, deadline, stats, [&](Candidate& cand) {
-      int r = onCandidate(cand, pass, frame);
-      if (r > 0) found = true;
-      if (r < 0) stop = true;
+class PassSchedule {
+ public:
+  PassSchedule(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, F& onCandidate)
+      : image_(image), options_(options), deadline_(deadline), onCandidate_(onCandidate) {}
+
+  void runAll() {
+    run(image_, kFast, identity_, dark_, false);
+    if (found_ || !options_.tryHarder) return;
+    // The harder passes can only find a symbol where the fast pass saw something of it: a
+    // lattice-like cluster it could not read, or a filled component too big for a dot (dots merged
+    // by blur or ink spread; the dark ground around light dots, for the inverted passes). They run
+    // on those regions only (most frames hold no symbol, and whole-frame passes are what an empty
+    // frame would pay), or on the whole frame when the regions cover most of it.
+    focusRegions(dark_.focus, image_.width, image_.height, focus_);
+#ifdef DC_PROF
+    for (const Rect& r : focus_) PPROF("  focus %d,%d-%d,%d\n", r.x0, r.y0, r.x1, r.y1);
+#endif
+    using Stage = void (PassSchedule::*)();
+    static constexpr Stage kHarder[] = {
+        &PassSchedule::inverted,          // light dots on a dark ground (laser-etched, reversed print)
+        &PassSchedule::adaptive,          // dots merged by blur and ink spread, faint prints
+        &PassSchedule::adaptiveInverted,  // the same for light dots, where they looked lattice-like
+        &PassSchedule::spilled,           // lattices cut by their region's border, read whole
+        &PassSchedule::sharpened,         // dots blurred into chains: a high-pass image
+        &PassSchedule::peaks,             // small dots that touch or barely stand out (packs)
+        &PassSchedule::upsampled,         // dots of 2-3 px: regions read at twice the size
+    };
+    for (Stage stage : kHarder) {
+      (this->*stage)();
+      if (found_ || stop_) return;
+    }
+  }
+
+ private:
+  // One pass over an image (the frame, a crop of it, or a resampled copy), each lattice handed to
+  // onCandidate; a lattice that did not read and reaches past its crop is noted for a re-read.
+  void run(const GreyImage& img, const Pass& pass, const Frame& frame, PassStats& stats, bool reuse = true) {
+    if (stop_ || Clock::now() > deadline_) return;
+    runPass(img, pass, frame, options_.trace, reuse, deadline_, stats, [&](Candidate& cand) {
+      int r = onCandidate_(cand, pass, frame);
+      if (r > 0) found_ = true;
+      if (r < 0) stop_ = true;
       // (only lattices of some size: a symbol cut in two still leaves dozens of dots in each part)
-      if (r == 0 && spill.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) {
-        const LatticeFit& f = cand.fit;
-        // grid positions of margin: a lost edge row, the quiet zone; a short wide lattice may
-        // be only part of its symbol along the long axis (glare, a crease), so more there
-        const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
-        const bool shortWide = std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
-        const float mr = shortWide && H > W ? std::min<float>(kReach, 0.5f * H) : 2.0f;
-        const float mc = shortWide && W > H ? std::min<float>(kReach, 0.5f * W) : 2.0f;
-        const float gr[2] = {f.rowMin - mr, f.rowMax + mr}, gc[2] = {f.colMin - mc, f.colMax + mc};
-        float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
-        for (float rr : gr)
-          for (float cc : gc) {
-            const PointF p = cand.mapper.map(rr, cc);
-            x0 = std::min(x0, p.x); x1 = std::max(x1, p.x);
-            y0 = std::min(y0, p.y); y1 = std::max(y1, p.y);
-          }
-        const bool beyond = x0 < 0 || y0 < 0 || x1 > img.width || y1 > img.height;
-        if (beyond && frame.ox + frame.oy > 0 && (x1 - x0) * (y1 - y0) <= 400000.0f * frame.scale * frame.scale) {
-          Rect b{static_cast<int>(x0 / frame.scale + frame.ox), static_cast<int>(y0 / frame.scale + frame.oy),
-                 static_cast<int>(x1 / frame.scale + frame.ox) + 1, static_cast<int>(y1 / frame.scale + frame.oy) + 1};
-          b.x0 = std::max(0, b.x0); b.y0 = std::max(0, b.y0);
-          b.x1 = std::min(image.width, b.x1); b.y1 = std::min(image.height, b.y1);
-          if (b.x1 - b.x0 >= 8 && b.y1 - b.y0 >= 8) (pass.peaks ? (pass.dark ? spillPeaksDark : spillPeaksLight) : spill).push_back(b);
-        }
-      }
+      if (r == 0 && spill_.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) noteSpill(cand, pass, frame, img);
       return r >= 0;
     });
-  };
-  PassStats dark, light, unused;
-  std::vector<Rect> focus;
-  const Frame identity;
-  run(image, kFast, identity, dark, false);
-  if (found || !options.tryHarder) return;
-  // The harder passes can only find a symbol where the fast pass saw something of it: a
-  // lattice-like cluster it could not read, or a filled component too big for a dot (dots merged
-  // by blur or ink spread; the dark ground around light dots, for the inverted passes). They run
-  // on those regions only (most frames hold no symbol, and whole-frame passes are what an empty
-  // frame would pay), or on the whole frame when the regions cover most of it.
-  focusRegions(dark.focus, image.width, image.height, focus);
-#ifdef DC_PROF
-  for (const Rect& r : focus) PPROF("  focus %d,%d-%d,%d\n", r.x0, r.y0, r.x1, r.y1);
-#endif
-  auto runFocus = [&](const Pass& pass, PassStats& stats) {
-    for (const Rect& r : focus) {
-      if (found || stop) return;
-      if (r.x0 == 0 && r.y0 == 0 && r.x1 == image.width && r.y1 == image.height) {
-        run(image, pass, identity, stats);
-        continue;
+  }
+
+  // A rectangle of the frame: the frame itself when it covers it, else a crop.
+  void runOn(const Rect& r, const Pass& pass, PassStats& stats) {
+    if (r.x0 == 0 && r.y0 == 0 && r.x1 == image_.width && r.y1 == image_.height) {
+      run(image_, pass, identity_, stats);
+      return;
+    }
+    run(crop(r), pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, stats, false);
+  }
+
+  GreyImage crop(const Rect& r) const {
+    return GreyImage{image_.data + static_cast<size_t>(r.y0) * image_.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image_.stride};
+  }
+
+  void noteSpill(const Candidate& cand, const Pass& pass, const Frame& frame, const GreyImage& img) {
+    const LatticeFit& f = cand.fit;
+    // grid positions of margin: a lost edge row, the quiet zone; a short wide lattice may
+    // be only part of its symbol along the long axis (glare, a crease), so more there
+    const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+    const bool shortWide = std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
+    const float mr = shortWide && H > W ? std::min<float>(kReach, 0.5f * H) : 2.0f;
+    const float mc = shortWide && W > H ? std::min<float>(kReach, 0.5f * W) : 2.0f;
+    const float gr[2] = {f.rowMin - mr, f.rowMax + mr}, gc[2] = {f.colMin - mc, f.colMax + mc};
+    float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
+    for (float rr : gr)
+      for (float cc : gc) {
+        const PointF p = cand.mapper.map(rr, cc);
+        x0 = std::min(x0, p.x); x1 = std::max(x1, p.x);
+        y0 = std::min(y0, p.y); y1 = std::max(y1, p.y);
       }
-      GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
-      Frame f{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
-      run(crop, pass, f, stats, false);
+    const bool beyond = x0 < 0 || y0 < 0 || x1 > img.width || y1 > img.height;
+    if (beyond && frame.ox + frame.oy > 0 && (x1 - x0) * (y1 - y0) <= 400000.0f * frame.scale * frame.scale) {
+      Rect b{static_cast<int>(x0 / frame.scale + frame.ox), static_cast<int>(y0 / frame.scale + frame.oy),
+             static_cast<int>(x1 / frame.scale + frame.ox) + 1, static_cast<int>(y1 / frame.scale + frame.oy) + 1};
+      b.x0 = std::max(0, b.x0); b.y0 = std::max(0, b.y0);
+      b.x1 = std::min(image_.width, b.x1); b.y1 = std::min(image_.height, b.y1);
+      if (b.x1 - b.x0 >= 8 && b.y1 - b.y0 >= 8) (pass.peaks ? (pass.dark ? spillPeaksDark_ : spillPeaksLight_) : spill_).push_back(b);
     }
-  };
-  // light dots on a dark ground (laser-etched, reversed print)
-  runFocus(kInverted, light);
-  if (found) return;
-  // the stricter threshold splits dots merged by blur and ink spread, and sees fainter prints;
-  // the blob size it sees per region sets the window of the sharpened pass
-  std::vector<float> regionD(focus.size(), 0);
-  for (size_t i = 0; i < focus.size() && !found && !stop; ++i) {
-    const Rect& r = focus[i];
-    PassStats st;
-    if (r.x0 == 0 && r.y0 == 0 && r.x1 == image.width && r.y1 == image.height) {
-      run(image, kAdaptive, identity, st);
-    } else {
-      GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
-      run(crop, kAdaptive, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, st, false);
-    }
-    regionD[i] = st.clusters > 0 ? st.medianD : 0;
   }
-  if (found) return;
-  // light prints are rarely blurred into one shape; only a lattice-like light cluster justifies it
-  if (light.lattice) runFocus(kAdaptiveInverted, unused);
-  if (found) return;
-  // Lattices cut by their region's border: the adaptive pass again on the whole lattice box.
-  if (!spill.empty()) {
-    std::vector<Rect> boxes;
-    focusRegions(spill, image.width, image.height, boxes);
-    spill.clear();
-    for (const Rect& r : boxes) {
-      if (found || stop) break;
+
+  void inverted() {
+    for (const Rect& r : focus_) {
+      if (found_ || stop_) return;
+      runOn(r, kInverted, light_);
+    }
+  }
+
+  // The stricter threshold; the blob size it sees per region sets the sharpened pass's window.
+  void adaptive() {
+    regionD_.assign(focus_.size(), 0);
+    for (size_t i = 0; i < focus_.size() && !found_ && !stop_; ++i) {
       PassStats st;
-      GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
-      run(crop, kAdaptive, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, st, false);
-      focus.push_back(r);
-      regionD.push_back(st.clusters > 0 ? st.medianD : 0);
+      runOn(focus_[i], kAdaptive, st);
+      regionD_[i] = st.clusters > 0 ? st.medianD : 0;
     }
-    if (found) return;
   }
+
+  // Light prints are rarely blurred into one shape; only a lattice-like light cluster justifies it.
+  void adaptiveInverted() {
+    if (!light_.lattice) return;
+    for (const Rect& r : focus_) {
+      if (found_ || stop_) return;
+      runOn(r, kAdaptiveInverted, unused_);
+    }
+  }
+
+  // Lattices cut by their region's border: the adaptive pass again on the whole lattice box.
+  void spilled() {
+    if (spill_.empty()) return;
+    std::vector<Rect> boxes;
+    focusRegions(spill_, image_.width, image_.height, boxes);
+    spill_.clear();
+    for (const Rect& r : boxes) {
+      if (found_ || stop_) break;
+      PassStats st;
+      run(crop(r), kAdaptive, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, st, false);
+      focus_.push_back(r);
+      regionD_.push_back(st.clusters > 0 ? st.medianD : 0);
+    }
+  }
+
   // Blurred dots: a high-pass image of each region with a window of about half a dot pitch
   // (half the blob size the adaptive pass saw there: merged chains make it an overestimate, which
   // the window tolerates). Regions where the adaptive pass grouped no cluster of similar blobs
   // hold no symbol.
-  int sharpened = 0;
-  for (size_t i = 0; i < focus.size() && !found && !stop; ++i) {
-    if (regionD[i] < 3) continue;
-    const Rect& r = focus[i];
-    // only where the fast pass saw dots merged into big filled shapes, several of them (most
-    // regions of an empty frame are text and textures, where this pass would only cost time)
-    int mergedIn = 0;
-    for (const Rect& b : dark.merged) mergedIn += (b.x0 < r.x1 && r.x0 < b.x1 && b.y0 < r.y1 && r.y0 < b.y1) ? 1 : 0;
-    PPROF("  sharpen? region %d,%d-%d,%d merged %d d %.1f\n", r.x0, r.y0, r.x1, r.y1, mergedIn, regionD[i]);
-    if (mergedIn < 2) continue;  // a blurred symbol breaks into several merged shapes
-    // bounded work, as for the scaled pass: at most 2 regions of at most 400k pixels
-    if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000 || ++sharpened > 2) continue;
-    const int R = std::min(8, std::max(2, static_cast<int>(std::lround(0.5f * regionD[i]))));
-    GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
-    GreyImage hp;
-    Workspace& ws = workspace();
-    highPass(crop, R, 3.0f, ws.integral, ws.sharpened, hp);
-    const Frame f{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
-    run(hp, kSharpenedAdaptive, f, unused, false);
+  void sharpened() {
+    int sharpened = 0;
+    for (size_t i = 0; i < focus_.size() && !found_ && !stop_; ++i) {
+      if (regionD_[i] < 3) continue;
+      const Rect& r = focus_[i];
+      // only where the fast pass saw dots merged into big filled shapes, several of them (most
+      // regions of an empty frame are text and textures, where this pass would only cost time)
+      int mergedIn = 0;
+      for (const Rect& b : dark_.merged) mergedIn += (b.x0 < r.x1 && r.x0 < b.x1 && b.y0 < r.y1 && r.y0 < b.y1) ? 1 : 0;
+      PPROF("  sharpen? region %d,%d-%d,%d merged %d d %.1f\n", r.x0, r.y0, r.x1, r.y1, mergedIn, regionD_[i]);
+      if (mergedIn < 2) continue;  // a blurred symbol breaks into several merged shapes
+      // bounded work, as for the scaled pass: at most 2 regions of at most 400k pixels
+      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000 || ++sharpened > 2) continue;
+      const int R = std::min(8, std::max(2, static_cast<int>(std::lround(0.5f * regionD_[i]))));
+      const GreyImage region = crop(r);
+      GreyImage hp;
+      Workspace& ws = workspace();
+      highPass(region, R, 3.0f, ws.integral, ws.sharpened, hp);
+      const Frame f{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
+      run(hp, kSharpenedAdaptive, f, unused_, false);
+    }
   }
-  if (found) return;
+
   // Small dots that touch or barely stand out (tobacco packs): response maxima, in the regions
   // where either polarity's fast pass saw dots or clusters.
-  {
+  void peaks() {
     std::vector<Rect> regions;
     bool centreSwept = false;
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
       // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
       // the fast pass rejected as too big for a dot (the dark panel such prints sit on)
       // (in that order: the pixel budget goes to the likelier places first)
-      focusRegions(pass->dark ? dark.focus : light.focus, image.width, image.height, regions, false);
+      focusRegions(pass->dark ? dark_.focus : light_.focus, image_.width, image_.height, regions, false);
       if (!pass->dark) {
         std::vector<Rect> panels;
-        focusRegions(dark.merged, image.width, image.height, panels, false);
+        focusRegions(dark_.merged, image_.width, image_.height, panels, false);
         regions.insert(regions.end(), panels.begin(), panels.end());
       }
-#ifdef DC_PROF
+  #ifdef DC_PROF
       for (const Rect& r : regions) PPROF("  peaks %s region %d,%d-%d,%d\n", pass->dark ? "dark" : "light", r.x0, r.y0, r.x1, r.y1);
-#endif
+  #endif
       // bounded work, as for the other region passes: an empty frame must not pay a whole-frame
       // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
       double budget = pass->dark ? kPeaksPixelsDark : kPeaksPixels;
-      std::vector<Rect>& spilled = pass->dark ? spillPeaksDark : spillPeaksLight;
+      std::vector<Rect>& spilled = pass->dark ? spillPeaksDark_ : spillPeaksLight_;
       // later rounds: lattices cut by their region's border, read again on their whole box (a
       // blurred lattice grows a little with each re-read)
       for (int round = 0; round < kPeaksRounds && !regions.empty(); ++round) {
         for (size_t ri = 0; ri < regions.size() && static_cast<int>(ri) < kPeaksRegions; ++ri) {
-          if (found || stop) return;
+          if (found_ || stop_) return;
           const Rect r = regions[ri];
           const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
           if (area > budget) continue;
           budget -= area;
-          GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
-          run(crop, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
+          const GreyImage region = crop(r);
+          run(region, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused_, false);
           // Dots of 4+ px have several maxima of the small centre-surround filter (their rims);
           // at half resolution the same filter fits them (a quarter of the work).
-          if (!found && !stop && crop.width >= kHalfMin && crop.height >= kHalfMin) {
+          if (!found_ && !stop_ && region.width >= kHalfMin && region.height >= kHalfMin) {
             GreyImage half;
-            downsample2(crop, workspace().half, half);
-            run(half, *pass, Frame{0.5f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused, false);
+            downsample2(region, workspace().half, half);
+            run(half, *pass, Frame{0.5f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused_, false);
           }
         }
         regions = unionOfOverlapping(spilled);  // (the boxes already hold their margin)
@@ -662,34 +690,56 @@ void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::tim
         // The fast passes' regions are a guess: a symbol of small light dots can sit where
         // they saw nothing. Once they are read, what is left of the budget goes to the middle
         // of the frame (where a user aims), the whole frame when it fits.
-        if (regions.empty() && !pass->dark && !centreSwept && options.tryHarder) {
+        if (regions.empty() && !pass->dark && !centreSwept && options_.tryHarder) {
           centreSwept = true;
-          const double full = static_cast<double>(image.width) * image.height;
+          const double full = static_cast<double>(image_.width) * image_.height;
           const double share = std::min(1.0, budget / full);
           if (share >= 0.25) {
             const double k = std::sqrt(share);
-            const int w = static_cast<int>(image.width * k), h = static_cast<int>(image.height * k);
-            regions.push_back({(image.width - w) / 2, (image.height - h) / 2, (image.width - w) / 2 + w, (image.height - h) / 2 + h});
+            const int w = static_cast<int>(image_.width * k), h = static_cast<int>(image_.height * k);
+            regions.push_back({(image_.width - w) / 2, (image_.height - h) / 2, (image_.width - w) / 2 + w, (image_.height - h) / 2 + h});
           }
         }
       }
     }
   }
+
   // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
-  int crops = 0;
-  for (const Rect& r0 : dark.tiny) {
-    if (found || stop || ++crops > 3) break;
-    const int m = 12;
-    Rect r{std::max(0, r0.x0 - m), std::max(0, r0.y0 - m), std::min(image.width, r0.x1 + m), std::min(image.height, r0.y1 + m)};
-    if (r.x1 - r.x0 < 8 || r.y1 - r.y0 < 8) continue;
-    if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000) continue;  // bounded work
-    GreyImage crop{image.data + static_cast<size_t>(r.y0) * image.stride + r.x0, r.x1 - r.x0, r.y1 - r.y0, image.stride};
-    GreyImage up;
-    std::vector<uint8_t> buf;
-    upsample2(crop, buf, up);
-    Frame f{2.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
-    run(up, kScaled, f, unused, false);
+  void upsampled() {
+    int crops = 0;
+    for (const Rect& r0 : dark_.tiny) {
+      if (found_ || stop_ || ++crops > 3) break;
+      const int m = 12;
+      Rect r{std::max(0, r0.x0 - m), std::max(0, r0.y0 - m), std::min(image_.width, r0.x1 + m), std::min(image_.height, r0.y1 + m)};
+      if (r.x1 - r.x0 < 8 || r.y1 - r.y0 < 8) continue;
+      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000) continue;  // bounded work
+      const GreyImage region = crop(r);
+      GreyImage up;
+      std::vector<uint8_t> buf;
+      upsample2(region, buf, up);
+      Frame f{2.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
+      run(up, kScaled, f, unused_, false);
+    }
   }
+
+  const GreyImage& image_;
+  const ReadOptions& options_;
+  const Clock::time_point deadline_;
+  F& onCandidate_;
+  const Frame identity_;
+  bool found_ = false, stop_ = false;
+  PassStats dark_, light_, unused_;
+  std::vector<Rect> focus_;
+  std::vector<float> regionD_;  // per focus region: the adaptive pass's typical blob size (0: no cluster)
+  // Lattices that did not read and reach beyond the crop they were found in (a focus region can
+  // hold only part of a symbol): their image box, to be read again whole.
+  std::vector<Rect> spill_, spillPeaksLight_, spillPeaksDark_;
+};
+
+template <class F>
+void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, F&& onCandidate) {
+  PassSchedule<F> schedule(image, options, deadline, onCandidate);
+  schedule.runAll();
 }
 
 // Image positions of the outer dot centres of the extent. orientation: the decoder's transform of

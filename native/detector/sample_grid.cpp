@@ -8,10 +8,8 @@
 // become erasures for the decoder.
 #include <algorithm>
 #include <cmath>
-#ifdef DC_DEBUG
-#include <cstdio>
-#endif
 
+#include "detector/debug_log.h"
 #include "detector/detector_internal.h"
 
 namespace dc {
@@ -347,10 +345,8 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
           const bool off = ctx.pitch >= 4 && dx * dx + dy * dy > 0.04f * ctx.pitch * ctx.pitch;
           if (b.d < 0.7f * ctx.dotD || off) v = 0.5f;
         }
-#ifdef DC_DEBUG
-        fprintf(stderr, "  weakdot v%.2f at (%.1f,%.1f) blob %d lattice %d d%.1f/%.1f off %.2f\n", v, p.x, p.y, k, dotBlob[idx] >= 0,
+        DBG("  weakdot v%.2f at (%.1f,%.1f) blob %d lattice %d d%.1f/%.1f off %.2f\n", v, p.x, p.y, k, dotBlob[idx] >= 0,
                 k >= 0 ? (*ctx.blobs)[k].d : 0.f, ctx.dotD, k >= 0 ? std::hypot((*ctx.blobs)[k].x - p.x, (*ctx.blobs)[k].y - p.y) / ctx.pitch : 0.f);
-#endif
       }
       g.value[static_cast<size_t>(r) * cols + c] = std::min(1.0f, std::max(0.0f, v));
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "detector/detector_internal.h"
+#include "detector/grid_candidates.h"
 #include "detector/dotcode_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "detector/detector_internal.h"
+#include "detector/grid_candidates.h"
 #include "detector/dotcode_reader.h"
 
 namespace {
