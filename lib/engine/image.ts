@@ -4,15 +4,8 @@
 // is the `<detail>` of `decode_error:<detail>`.
 import { promises as fsp } from 'fs';
 import type { ImageProbe } from './types';
-
-/** SPEC 8: images beyond roughly 40 megapixels are rejected (sharp's limitInputPixels). */
-export const MAX_PIXELS = 40_000_000;
-
-export class EngineError extends Error {
-  constructor(readonly detail: string, message?: string) {
-    super(message ?? detail);
-  }
-}
+import { EngineError } from './errors';
+import { MAX_PIXELS } from './limits';
 
 export interface GreyImage {
   data: Uint8Array;

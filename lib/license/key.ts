@@ -133,7 +133,7 @@ export function parseLicenseKey(key: unknown): { payload: LicensePayload; signed
 /**
  * Verifies a key offline against the trusted supplier keys and returns its payload.
  * Throws `LicenseError('invalid license key: ...')`. Does not look at the dates: use
- * {@link licenceState} for valid / grace / expired.
+ * {@link licenseState} for valid / grace / expired.
  */
 export function verifyLicense(key: unknown, trusted: readonly TrustedKey[]): LicensePayload {
   const { payload, signed, signature } = parseLicenseKey(key);
@@ -154,10 +154,10 @@ export function verifyLicense(key: unknown, trusted: readonly TrustedKey[]): Lic
   return payload;
 }
 
-export type LicenceStateName = 'valid' | 'grace' | 'expired';
+export type LicenseStateName = 'valid' | 'grace' | 'expired';
 
-export interface LicenceState {
-  state: LicenceStateName;
+export interface LicenseState {
+  state: LicenseStateName;
   /** End of term (= payload.exp), Unix seconds. */
   termEnds: number;
   /** End of grace: term end plus 14 days, Unix seconds. After it the licence is expired. */
@@ -171,7 +171,7 @@ export interface LicenceState {
  * (still usable), then expired. Boundaries: at exactly `exp` the term has ended (grace); at
  * exactly `exp + 14 days` grace has ended (expired).
  */
-export function licenceState(payload: Pick<LicensePayload, 'exp'>, now: Date | number = Date.now()): LicenceState {
+export function licenseState(payload: Pick<LicensePayload, 'exp'>, now: Date | number = Date.now()): LicenseState {
   const t = Math.floor((typeof now === 'number' ? now : now.getTime()) / 1000);
   const termEnds = payload.exp;
   const graceEnds = payload.exp + GRACE_SECONDS;
@@ -180,6 +180,3 @@ export function licenceState(payload: Pick<LicensePayload, 'exp'>, now: Date | n
   if (t < graceEnds) return { state: 'grace', termEnds, graceEnds, daysLeft: days(graceEnds - t) };
   return { state: 'expired', termEnds, graceEnds, daysLeft: 0 };
 }
-
-/** Alias with the US spelling used by the public SDK names (`LicenseError`, `scanner.license`). */
-export const licenseState = licenceState;

@@ -10,6 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { keyId, TrustedKey } from './key';
+import { packageRoot } from '../package-root';
+
+export { packageRoot };
 
 export interface SupplierKeyPair {
   /** PKCS#8 PEM of the Ed25519 signing key. */
@@ -76,23 +79,6 @@ export function loadSupplier(dataDir: string): { signingKey: KeyObject; publicKe
   if (signingKey.asymmetricKeyType !== 'ed25519') throw new Error(`${privPath} is not an Ed25519 key`);
   const pub = createPublicKey(signingKey);
   return { signingKey, publicKeyPem: pub.export({ type: 'spki', format: 'pem' }).toString(), kid: keyId(pub) };
-}
-
-/**
- * The root folder of the dotcode-sdk package this code runs from (the folder holding its
- * package.json): the repo root in a checkout, `node_modules/dotcode-sdk` once installed.
- */
-export function packageRoot(): string {
-  let dir = __dirname;
-  for (;;) {
-    const pj = path.join(dir, 'package.json');
-    try {
-      if ((JSON.parse(fs.readFileSync(pj, 'utf8')) as { name?: string }).name === 'dotcode-sdk') return dir;
-    } catch { /* not here; keep walking up */ }
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error(`cannot find the dotcode-sdk package.json above ${__dirname}`);
-    dir = up;
-  }
 }
 
 /** Validates a parsed stamp; every entry's kid must be the real id of its public key. */

@@ -27,5 +27,5 @@ export const sdkEngine: Engine = {
   },
 };
 
-export { FORMATS, GS1_MODES, MAX_PIXELS } from '../../lib/engine';
+export { DECODE_ERROR_PREFIX, decodeErrorCode, FORMATS, GS1_MODES, isInternalError, MAX_IMAGE_BYTES, MAX_PIXELS } from '../../lib/engine';
 export type { DecodeOptions, DecodeResult, Format, Gs1Mode, ImageProbe } from '../../lib/engine';

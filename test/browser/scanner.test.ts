@@ -379,7 +379,7 @@ if (!chromiumPath) {
         // The device's reads are written to its machine record when its socket closes.
         for (let i = 0; i < 50; i++) {
           const m = (await srv.store.listMachines(lid)).find((x) => x.kind === 'scanner');
-          if (m && Number(m.info.scans) >= 1) break;
+          if (m && m.scans >= 1) break;
           await new Promise((r) => setTimeout(r, 100));
         }
 
