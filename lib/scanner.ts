@@ -185,7 +185,7 @@ export class Scanner {
       this.telemetry = new TelemetryClient({
         url: p.url || stamp.url,
         licenseKey,
-        licenceId: p.lid,
+        licenseId: p.lid,
         sdkVersion: version,
         warn,
         heartbeatMs: options.cloud?.heartbeatMs,
