@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Scanner } from '../lib';
-import { generateSupplierKeyPair, packageRoot, removeStampKey, signLicense, writeStamp } from '../lib/license';
+import { packageRoot } from '../lib/license';
+import { generateSupplierKeyPair, removeStampKey, signLicense, writeStamp } from '../server/src/signing';
 
 const ROOT = packageRoot();
 const IMAGES = { dotcode: path.join(ROOT, 'examples/gs1-dotcode.png'), qr: path.join(ROOT, 'examples/qrcode.png') };

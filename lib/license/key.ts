@@ -1,11 +1,12 @@
 /**
- * Licence keys: format, signing (supplier side) and offline verification (SDK and server).
+ * Licence keys: format and offline verification (SDK and server). Signing is the supplier's
+ * business and lives in the server (server/src/signing.ts): the shipped SDK only verifies.
  *
  * Format (docs/ARCHITECTURE.md): `DC1.` + base64url(JSON payload) + `.` + base64url(Ed25519
  * signature over the ASCII bytes of `DC1.<payload>`). The signature covers the encoded payload
  * exactly as it appears in the key, so verification never depends on how JSON is re-serialised.
  */
-import { createHash, createPrivateKey, createPublicKey, KeyObject, sign, verify } from 'node:crypto';
+import { createHash, createPublicKey, KeyObject, verify } from 'node:crypto';
 import { LicenseError } from '../errors';
 
 export type LicenseFeature = 'sdk' | 'scanner';
@@ -86,26 +87,6 @@ export function checkPayload(p: unknown): LicensePayload {
     v: 1, lid: o.lid as string, org: o.org as string, plan: o.plan as string, seats: o.seats,
     features: [...f] as LicenseFeature[], iat: o.iat, exp: o.exp, kid: o.kid as string, url: o.url as string,
   };
-}
-
-/** What {@link signLicense} needs; `v` and `kid` are filled in from the signing key. */
-export type LicenseClaims = Omit<LicensePayload, 'v' | 'kid'>;
-
-/**
- * Issues a licence key (supplier side). `signingKey` is the supplier's Ed25519 private key
- * (KeyObject or PKCS#8 PEM). The payload is validated first so a bad key is never issued.
- */
-export function signLicense(claims: LicenseClaims, signingKey: KeyObject | string): string {
-  const priv = typeof signingKey === 'string' ? createPrivateKey(signingKey) : signingKey;
-  if (priv.asymmetricKeyType !== 'ed25519') throw new Error('signLicense: the supplier signing key must be Ed25519');
-  const kid = keyId(createPublicKey(priv));
-  const payload = checkPayload({
-    v: 1, lid: claims.lid, org: claims.org, plan: claims.plan, seats: claims.seats,
-    features: claims.features, iat: claims.iat, exp: claims.exp, kid, url: claims.url,
-  });
-  const signed = KEY_PREFIX + Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
-  const sig = sign(null, Buffer.from(signed, 'ascii'), priv);
-  return `${signed}.${sig.toString('base64url')}`;
 }
 
 /**

@@ -10,7 +10,7 @@ import { ApiError, errorBody, storeDown } from './errors';
 import { MAX_IMAGE_BYTES, MAX_PIXELS, type Engine } from './engine';
 import { Logger, safeUrl } from './logger';
 import { Store, StoreUnavailableError } from './store/types';
-import type { TrustedKey } from '../../lib/license';
+import type { TrustedKey } from 'dotcode-sdk/license';
 
 export interface ServerConfig {
   /** request body cap (SPEC 8: 8 MB) */

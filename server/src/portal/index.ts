@@ -13,7 +13,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../errors';
 import { readJsonBody } from '../body';
 import type { ServerModule, AppDeps } from '../app';
-import { checkEntitlement, GRACE_SECONDS, KEY_PREFIX } from '../../../lib/license';
+import { checkEntitlement, GRACE_SECONDS, KEY_PREFIX } from 'dotcode-sdk/license';
 import { hashApiKey, wellFormedApiKey } from '../store/keys';
 import { currentPeriod, dayOf } from '../store/period';
 import { servePage } from '../pages';

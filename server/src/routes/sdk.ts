@@ -7,9 +7,9 @@ import * as path from 'node:path';
 import { ApiError } from '../errors';
 import { readJsonBody } from '../body';
 import type { AppDeps, ServerModule } from '../app';
-import { checkEntitlement, type EntitlementCode, type LicenseFeature, type LicensePayload } from '../../../lib/license';
+import { checkEntitlement, type EntitlementCode, type LicenseFeature, type LicensePayload } from 'dotcode-sdk/license';
 import { stampedSdkTarball } from '../sdk-package';
-import { MAX_REPORT_SCANS } from '../../../lib/telemetry/limits';
+import { MAX_REPORT_SCANS } from 'dotcode-sdk/telemetry';
 
 /** How each refusal of the licence policy (lib/license checkEntitlement) is answered over HTTP. */
 const REFUSAL_STATUS: Record<EntitlementCode, number> = {

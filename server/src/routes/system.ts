@@ -1,7 +1,7 @@
 // /healthz, /metrics, /openapi.json: unauthenticated operational routes.
 import type { ServerModule } from '../app';
 import { openapiDocument } from '../openapi';
-import { version } from '../../../lib/version';
+import { version } from 'dotcode-sdk';
 
 export const systemModule: ServerModule = {
   name: 'system',

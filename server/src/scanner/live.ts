@@ -22,9 +22,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, WebSocket, RawData } from 'ws';
-import { checkEntitlement, GRACE_SECONDS, licenseState, type EntitlementCode, type LicensePayload, type TrustedKey } from '../../../lib/license';
-import type { DecodeOptions, DecodeResult, Format } from '../../../lib/engine';
-import { FORMATS, MAX_IMAGE_BYTES } from '../../../lib/engine';
+import { checkEntitlement, GRACE_SECONDS, licenseState, type EntitlementCode, type LicensePayload, type TrustedKey } from 'dotcode-sdk/license';
+import { FORMATS, MAX_IMAGE_BYTES, type DecodeOptions, type DecodeResult, type Format } from 'dotcode-sdk/engine';
 import type { Store } from '../store/types';
 import { FrameQueue, type FrameAnswer } from '../frames';
 
