@@ -239,9 +239,9 @@ async function writeDebug(input: WireInput, source: string, dir: string, all: bo
 export async function warmUp(options: { sync?: boolean } = {}): Promise<void> {
   if (options.sync) theBridge().warm();
   // One step after the other: on a 2-core machine, workers starting (Node bootstrap, zxing's
-  // wasm compile) while this thread loads sharp doubled the first DotCode decode (75-100 ms
-  // instead of 40-55 ms for examples/dotcode.png). DotCode first, as decode() reads it first;
-  // then one zxing lane, then the others.
+  // wasm compile) while this thread loads sharp doubled the first DotCode decode (bench/RESULTS.md,
+  // "Figures behind code comments"). DotCode first, as decode() reads it first; then one zxing
+  // lane, then the others.
   await warmHere();
   await thePool().warm(1);
   await thePool().warm();

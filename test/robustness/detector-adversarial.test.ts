@@ -25,8 +25,9 @@ const BUDGET_MS = 250;
  * of this shared 2-core machine.
  */
 const TIME_BOUND_MS = Number(process.env.DC_DET_ADV_BOUND_MS ?? 4 * BUDGET_MS + 500);
-/** No line from the child for this long: it hangs (far above any sane single call; with a 20 s
- * budget the worst image here used 153 ms of CPU, so the work is bounded by caps, not only time). */
+/** No line from the child for this long: it hangs (far above any sane single call; even with a
+ * 20 s budget the worst image here stays far below it, so the work is bounded by caps, not only
+ * time: bench/RESULTS.md, "Figures behind code comments"). */
 const STALL_MS = 15_000;
 const FUZZ_IMAGES = 200;
 
