@@ -13,7 +13,10 @@ export function packageRoot(): string {
   for (;;) {
     const pj = path.join(dir, 'package.json');
     try {
-      if ((JSON.parse(fs.readFileSync(pj, 'utf8')) as { name?: string }).name === 'dotcode-sdk') return (root = dir);
+      if ((JSON.parse(fs.readFileSync(pj, 'utf8')) as { name?: string }).name === 'dotcode-sdk') {
+        root = dir;
+        return root;
+      }
     } catch { /* not here; keep walking up */ }
     const up = path.dirname(dir);
     if (up === dir) throw new Error(`cannot find the dotcode-sdk package.json above ${__dirname}`);

@@ -79,7 +79,7 @@ function withFields<T extends DecodeResult>(r: T): T & Pick<ScanResult, 'fields'
     enumerable: false,
     value: (ai: string): string | null => {
       const key = String(ai).replace(/^\((\d+)\)$/, '$1');
-      return Object.prototype.hasOwnProperty.call(fields, key) ? fields[key] : null;
+      return Object.hasOwn(fields, key) ? fields[key] : null;
     },
   });
   return out;

@@ -99,7 +99,7 @@ export const inThreadReaders: Readers = {
 };
 
 export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
-  let grey;
+  let grey: GreyImage;
   try {
     grey = await loadGrey(job.input);
   } catch (e) {

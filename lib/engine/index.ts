@@ -14,7 +14,7 @@
 // of the order and of the result building that both paths share.
 import { readDotCodeAsync } from './dotcode';
 import { loadAddon } from './addon';
-import { probeImage, warmGrey, type WireInput } from './image';
+import { warmGrey, type WireInput } from './image';
 import { decodeError } from './errors';
 import { defaultPoolSize, SyncBridge, WorkerPool } from './pool';
 import { runJob, type Job, type JobAnswer, type Readers } from './core';

@@ -161,7 +161,7 @@ export function bwipGrid(p: Payload, columns?: number): Grid | null {
     ? { bcid: 'gs1dotcode', text: p.gs1Input.map(([ai, v]) => `(${ai})${v}`).join('') }
     : { bcid: 'dotcode', text: p.bytes.toString('latin1'), binarytext: true };  // one char = one byte
   if (columns) opts.columns = columns;
-  let r;
+  let r: ReturnType<typeof bwipjs.raw>[number];
   try {
     r = bwipjs.raw(opts)[0];
   } catch {

@@ -10,7 +10,7 @@ export const systemModule: ServerModule = {
       try {
         await deps.store.ping();
         ctx.body = { ok: true, store: deps.store.kind, version };
-      } catch (e) {
+      } catch {
         // 503 so a load balancer takes this instance out while its store is unreachable
         ctx.status = 503;
         ctx.set('Retry-After', '1');

@@ -142,7 +142,10 @@ class ScannerSession {
     if (!this.helloSeen) {
       this.helloSeen = true;
       clearTimeout(this.helloTimer);
-      if (isBinary) return this.refuse({ code: 4400, error: 'hello_expected', message: 'Send the hello message before any frame.' });
+      if (isBinary) {
+        this.refuse({ code: 4400, error: 'hello_expected', message: 'Send the hello message before any frame.' });
+        return;
+      }
       this.hello = this.onHello(buf.toString('utf8')).catch((err) => {
         this.deps.log?.warn({ event: 'scanner_hello_failed', err: String(err) }, 'scanner hello failed');
         this.refuse({ code: 1011, error: 'server_error', message: 'The service could not check the licence just now. Try again in a moment.' });
