@@ -41,8 +41,7 @@ export class FrameQueue<F> {
   /** Queues a frame for decoding (dropping the oldest waiting one when the queue is full). */
   push(frame: F): void {
     if (this.stopped) return;
-    const slot: Slot = { answer: null, settled: false };
-    this.slots.push(slot);
+    const slot = this.takeTurn();
     if (this.waiting.length >= this.o.maxWaiting) {
       const oldest = this.waiting.shift()!;
       this.settle(oldest.slot, this.o.dropped());
@@ -56,15 +55,20 @@ export class FrameQueue<F> {
   /** Answers a message at once, in its turn among the frames (a text message where a frame was due). */
   answer(answer: FrameAnswer): void {
     if (this.stopped) return;
-    const slot: Slot = { answer: null, settled: false };
-    this.slots.push(slot);
-    this.settle(slot, answer);
+    this.settle(this.takeTurn(), answer);
   }
 
   /** No more answers (the socket closed): waiting frames are forgotten, never decoded. */
   stop(): void {
     this.stopped = true;
     this.waiting.length = 0;
+  }
+
+  /** The next place in the answer order. */
+  private takeTurn(): Slot {
+    const slot: Slot = { answer: null, settled: false };
+    this.slots.push(slot);
+    return slot;
   }
 
   private settle(slot: Slot, answer: FrameAnswer | null): void {

@@ -30,6 +30,12 @@ export async function checkLicense(deps: AppDeps, key: string | undefined, featu
   return answer.payload;
 }
 
+/** 409 for a machine beyond the licence's seat count (it keeps scanning, SPEC 3.1). */
+function seatLimitReached(seats: number, seatsUsed: number): ApiError {
+  return new ApiError(409, 'seat_limit_reached', `seat limit reached: all ${seats} machine(s) on this licence are registered; this machine keeps scanning but is not registered.`,
+    { seats, seats_used: seatsUsed });
+}
+
 function licenseFromHeader(ctx: Koa.Context): string | undefined {
   const h = ctx.get('Authorization');
   const m = /^License (.+)$/.exec(h);
@@ -61,8 +67,7 @@ export const sdkModule: ServerModule = {
       const info = { hostname: str(body, 'hostname', false), platform: str(body, 'platform', false), sdk_version: str(body, 'sdk_version', false, 40) };
       const seat = await deps.store.acquireSeat(lic.lid, machineId, 'sdk', lic.seats, info, deps.config.sdkLeaseMs, deps.now());
       if (!seat.ok) {
-        throw new ApiError(409, 'seat_limit_reached', `seat limit reached: all ${lic.seats} machine(s) on this licence are registered; this machine keeps scanning but is not registered.`,
-          { seats: lic.seats, seats_used: seat.seatsUsed });
+        throw seatLimitReached(lic.seats, seat.seatsUsed);
       }
       ctx.body = { ok: true, machine_id: machineId, seats: lic.seats, seats_used: seat.seatsUsed };
     });
@@ -85,8 +90,7 @@ export const sdkModule: ServerModule = {
       const seat = await deps.store.acquireSeat(lic.lid, machineId, 'sdk', lic.seats, m?.info ?? {}, deps.config.sdkLeaseMs, now);
       await deps.store.recordMachineUsage(lic.lid, machineId, reportId, scans, now);
       if (!seat.ok) {
-        throw new ApiError(409, 'seat_limit_reached', `seat limit reached: all ${lic.seats} machine(s) on this licence are registered; this machine keeps scanning but is not registered.`,
-          { seats: lic.seats, seats_used: seat.seatsUsed });
+        throw seatLimitReached(lic.seats, seat.seatsUsed);
       }
       ctx.body = { ok: true };
     });
