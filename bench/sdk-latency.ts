@@ -4,7 +4,7 @@
 //
 // First-decode figures need a fresh process each: the parent runs CHILDREN child processes per
 // case and reports the median. Images: examples/ (rendered with bwip-js).
-// Run: npx tsc -p tsconfig.json && node dist/bench/sdk-latency.js [children=7] [later=40]
+// Run: npx tsc -b && node dist/bench/sdk-latency.js [children=7] [later=40]
 import { spawnSync } from 'node:child_process';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';

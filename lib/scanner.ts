@@ -145,7 +145,6 @@ export class Scanner {
   readonly license: Readonly<ScannerLicense>;
 
   private readonly trusted: readonly TrustedKey[];
-  private readonly licenseKey: string;
   private readonly gs1Mode: Gs1Mode;
   private readonly telemetry: TelemetryClient | null;
   private closed = false;
@@ -173,7 +172,6 @@ export class Scanner {
     if (answer.state.state === 'grace') this.warnGrace();
     this.license = Object.freeze({ id: p.lid, org: p.org, plan: p.plan, seats: p.seats, exp: p.exp, features: Object.freeze([...p.features]) as LicenseFeature[] });
     this.trusted = stamp.keys;
-    this.licenseKey = licenseKey;
     this.gs1Mode = options.parseGs1 === false ? 'off' : 'auto';
 
     // Warm the engine now (once per process) so the first decode is not the slow one.
@@ -221,7 +219,8 @@ export class Scanner {
   private gate(): string | null {
     if (this.closed) throw new Error('this Scanner is closed; create a new one');
     realWorkStarted = true;
-    const answer = checkEntitlement(this.licenseKey, { trusted: this.trusted, feature: 'sdk' });
+    // the payload verified by the constructor: the policy without a second signature check
+    const answer = checkEntitlement(this.payload, { trusted: this.trusted, feature: 'sdk' });
     if (!answer.ok) return answer.code === 'license_expired' ? 'license_expired:renew_required' : answer.code;
     if (answer.state.state === 'grace') this.warnGrace();
     return null;

@@ -15,7 +15,7 @@
  * supplier's explicit decision, and a revoked key must never read as merely "renew it".
  */
 import { LicenseError } from '../errors';
-import { licenseState, verifyLicense, type LicenseFeature, type LicensePayload, type LicenseState, type TrustedKey } from './key';
+import { isVerifiedPayload, licenseState, verifyLicense, type LicenseFeature, type LicensePayload, type LicenseState, type TrustedKey } from './key';
 
 export type EntitlementCode = 'invalid_license' | 'license_revoked' | 'license_expired' | 'feature_not_licensed';
 
@@ -60,7 +60,8 @@ function afterSignature(payload: LicensePayload, q: EntitlementQuery, revoked: b
 }
 
 /**
- * Checks `key` against the licence policy (order above). `revoked` answers whether a licence id
+ * Checks `key` against the licence policy (order above). `key` is the key string, or a payload
+ * that verifyLicense already returned in this process (its signature is then not checked again). `revoked` answers whether a licence id
  * was revoked: synchronous (or absent, offline) gives a synchronous answer, a promise (the
  * server's store) may give a promise (await it). Never throws for a bad key: the refusal is the answer.
  */
@@ -69,7 +70,7 @@ export function checkEntitlement(key: unknown, q: EntitlementQuery & { revoked: 
 export function checkEntitlement(key: unknown, q: EntitlementQuery & { revoked?: (licenseId: string) => boolean | Promise<boolean> }): Entitlement | Promise<Entitlement> {
   let payload: LicensePayload;
   try {
-    payload = verifyLicense(key, q.trusted);
+    payload = isVerifiedPayload(key) ? key : verifyLicense(key, q.trusted);
   } catch (e) {
     if (!(e instanceof LicenseError)) throw e;
     return { ok: false, code: 'invalid_license', message: e.message };

@@ -132,7 +132,20 @@ export function verifyLicense(key: unknown, trusted: readonly TrustedKey[]): Lic
     throw invalid(`the trusted supplier key ${match.kid} does not match its key id (re-stamp the SDK)`);
   }
   if (!verify(null, Buffer.from(signed, 'ascii'), pub, signature)) throw invalid('bad signature (the key was altered)');
+  Object.freeze(payload.features);
+  verifiedPayloads.add(Object.freeze(payload));
   return payload;
+}
+
+/** Payloads this module verified (frozen, so none can be changed after the signature check). */
+const verifiedPayloads = new WeakSet<LicensePayload>();
+
+/**
+ * True for a payload returned by {@link verifyLicense} in this process: a gate that checks the
+ * same licence on every call (the Scanner's decode) need not check its signature again.
+ */
+export function isVerifiedPayload(p: unknown): p is LicensePayload {
+  return typeof p === 'object' && p !== null && verifiedPayloads.has(p as LicensePayload);
 }
 
 export type LicenseStateName = 'valid' | 'grace' | 'expired';
