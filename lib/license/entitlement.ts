@@ -46,7 +46,7 @@ const isoDay = (unixSeconds: number): string => new Date(unixSeconds * 1000).toI
 
 /** The expiry message: starts "license expired" (SPEC 7.2, the SDK's LicenseError) and says when and what to do. */
 export function expiredMessage(payload: Pick<LicensePayload, 'org' | 'lid'>, state: Pick<LicenseState, 'termEnds' | 'graceEnds'>): string {
-  return `license expired: the licence of ${payload.org} (${payload.lid}) has expired: its term ended on ${isoDay(state.termEnds)} and its 14-day grace period on ${isoDay(state.graceEnds)}; ask your supplier for a renewed key`;
+  return `license expired: this licence has expired (${payload.org}, ${payload.lid}): its term ended on ${isoDay(state.termEnds)} and its 14-day grace period on ${isoDay(state.graceEnds)}; ask your supplier for a renewed key`;
 }
 
 function afterSignature(payload: LicensePayload, q: EntitlementQuery, revoked: boolean): Entitlement {
