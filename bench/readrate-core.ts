@@ -5,7 +5,7 @@ import * as path from 'node:path';
 
 import type { Category, Sample } from '../test/fixtures/dotcode-render';
 
-export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const REPO_ROOT = packageRoot();
 
 /** The goals per category (minimum read rate); null = no read-rate goal (negatives). */
 export const GOALS: Record<Category, number | null> = {
@@ -33,6 +33,7 @@ export const TEST_FIRST_SEED = 1001;
 
 // The addon's types and loader are the SDK's own (one definition, lib/engine/addon.ts).
 import { loadAddon, type Addon, type NativeRead } from '../lib/engine/addon';
+import { packageRoot } from '../lib/package-root';
 
 export { loadAddon, type Addon, type NativeRead };
 
