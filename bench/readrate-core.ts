@@ -2,6 +2,7 @@
 // through the native detector (the addon, directly) or through the public engine, and scores
 // it: read (right payload), misread (any wrong payload), false positive (anything on a negative).
 import * as path from 'node:path';
+import { packageRoot } from '../lib/package-root';
 
 import type { Category, Sample } from '../test/fixtures/dotcode-render';
 
@@ -33,7 +34,6 @@ export const TEST_FIRST_SEED = 1001;
 
 // The addon's types and loader are the SDK's own (one definition, lib/engine/addon.ts).
 import { loadAddon, type Addon, type NativeRead } from '../lib/engine/addon';
-import { packageRoot } from '../lib/package-root';
 
 export { loadAddon, type Addon, type NativeRead };
 
