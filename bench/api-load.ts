@@ -4,7 +4,7 @@
 //
 // The server runs as `dotcode serve` in its own process (as deployed); autocannon runs here.
 // The engine baseline runs here too, before any server starts, through the same engine module.
-// Run: npx tsc -p tsconfig.json && node dist/bench/api-load.js [seconds=20] [runs=3]
+// Run: npx tsc -b && node dist/bench/api-load.js [seconds=20] [runs=3]
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

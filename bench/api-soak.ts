@@ -2,7 +2,7 @@
 // (SQLite store) at concurrency 8 on the 1280x720 JPEG of bench/api-load.ts, sampling the
 // server's resident memory from /metrics every STEP requests. An hour of a busy customer at
 // 50 scans/s is 180,000 requests; the default is a tenth of that so the run fits a session.
-// Run: npx tsc -p tsconfig.json && node dist/bench/api-soak.js [total=18000] [step=2000]
+// Run: npx tsc -b && node dist/bench/api-soak.js [total=18000] [step=2000]
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';

@@ -8,7 +8,7 @@
 //   grey     sharp: file bytes -> one 8-bit grey plane (in this thread)
 //   rgba     grey -> RGBA widening for zxing-wasm (in this thread)
 //   zxing    zxing-wasm readBarcodes on that image, all five formats (in this thread)
-// Run: npx tsc -p tsconfig.json && node dist/bench/engine-symbologies.js [runs]
+// Run: npx tsc -b && node dist/bench/engine-symbologies.js [runs]
 import * as fs from 'fs';
 import * as os from 'os';
 import { close, decode, decodeSync, warmUp, type Format } from '../lib/engine';

@@ -2,10 +2,11 @@
 // through the native detector (the addon, directly) or through the public engine, and scores
 // it: read (right payload), misread (any wrong payload), false positive (anything on a negative).
 import * as path from 'node:path';
+import { packageRoot } from '../lib/package-root';
 
 import type { Category, Sample } from '../test/fixtures/dotcode-render';
 
-export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const REPO_ROOT = packageRoot();
 
 /** The issue's goals per category (minimum read rate); null = no read-rate goal (negatives). */
 export const GOALS: Record<Category, number | null> = {
@@ -31,26 +32,10 @@ export const FLOOR_CATEGORIES: readonly Category[] = ['pack', 'blur-heavy', 'cyl
 export const TEST_SAMPLES = 20;
 export const TEST_FIRST_SEED = 1001;
 
-export interface NativeRead {
-  bytes: Buffer;
-  via: string;
-  corners: Array<{ x: number; y: number }>;
-}
+// The addon's types and loader are the SDK's own (one definition, lib/engine/addon.ts).
+import { loadAddon, type Addon, type NativeRead } from '../lib/engine/addon';
 
-export interface Addon {
-  readImageSync(grey: Uint8Array, width: number, height: number, options?: Record<string, unknown>): NativeRead[];
-  decodeGrid(grid: { rows: number; cols: number; values: ArrayLike<number> }, options?: Record<string, unknown>): { bytes: Buffer } | null;
-}
-
-/** Loads the N-API addon the way the SDK does; says how to build it when it is missing. */
-export function loadAddon(): Addon {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-var-requires
-    return require('node-gyp-build')(REPO_ROOT) as Addon;
-  } catch (e) {
-    throw new Error(`DotCode addon not built (${(e as Error).message.split('\n')[0]}); run: npx node-gyp rebuild`);
-  }
-}
+export { loadAddon, type Addon, type NativeRead };
 
 export interface EngineModule {
   decodeAll(input: Buffer, options?: { format?: string }): Promise<{ ok: boolean; symbols: Array<{ text: string | null; via: string }>; elapsed_ms: number; error: string | null }>;

@@ -4,14 +4,15 @@
 //
 // First-decode figures need a fresh process each: the parent runs CHILDREN child processes per
 // case and reports the median. Images: examples/ (rendered with bwip-js).
-// Run: npx tsc -p tsconfig.json && node dist/bench/sdk-latency.js [children=7] [later=40]
+// Run: npx tsc -b && node dist/bench/sdk-latency.js [children=7] [later=40]
 import { spawnSync } from 'node:child_process';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Scanner } from '../lib';
-import { generateSupplierKeyPair, packageRoot, removeStampKey, signLicense, writeStamp } from '../lib/license';
+import { packageRoot } from '../lib/license';
+import { generateSupplierKeyPair, removeStampKey, signLicense, writeStamp } from '../server/src/signing';
 
 const ROOT = packageRoot();
 const IMAGES = { dotcode: path.join(ROOT, 'examples/gs1-dotcode.png'), qr: path.join(ROOT, 'examples/qrcode.png') };

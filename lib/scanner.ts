@@ -8,7 +8,7 @@
 import * as engine from './engine';
 import type { DecodeAllResult, DecodeOptions, DecodeResult, Format, Gs1Mode, ImageInput, SymbolResult } from './engine';
 import { LicenseError } from './errors';
-import { LicenseFeature, LicensePayload, licenceState, readStamp, packageRoot, verifyLicense, Stamp } from './license';
+import { checkEntitlement, LicenseFeature, LicensePayload, licenseState, readStamp, packageRoot, Stamp, type TrustedKey } from './license';
 import { TelemetryClient } from './telemetry/client';
 import { version } from './version';
 
@@ -79,7 +79,7 @@ function withFields<T extends DecodeResult>(r: T): T & Pick<ScanResult, 'fields'
     enumerable: false,
     value: (ai: string): string | null => {
       const key = String(ai).replace(/^\((\d+)\)$/, '$1');
-      return Object.prototype.hasOwnProperty.call(fields, key) ? fields[key] : null;
+      return Object.hasOwn(fields, key) ? fields[key] : null;
     },
   });
   return out;
@@ -144,14 +144,12 @@ export class Scanner {
   /** The verified licence. */
   readonly license: Readonly<ScannerLicense>;
 
-  private readonly graceEnds: number;
-  private readonly sdkLicensed: boolean;
+  private readonly trusted: readonly TrustedKey[];
   private readonly gs1Mode: Gs1Mode;
   private readonly telemetry: TelemetryClient | null;
   private closed = false;
   private readonly warn: (m: string) => void;
   private readonly payload: LicensePayload;
-  private readonly termEnds: number;
   private graceWarned = false;
 
   /**
@@ -165,21 +163,19 @@ export class Scanner {
     const warn = (m: string): void => { try { sink(m); } catch { /* the logger's problem, not the scan's */ } };
     this.warn = warn;
     const stamp = trustedStamp();
-    const p: LicensePayload = verifyLicense(licenseKey, stamp.keys);
-    const st = licenceState(p);
-    if (st.state === 'expired') {
-      throw new LicenseError('license_expired', `license expired: the licence of ${p.org} (${p.lid}) ended on ${isoDay(st.termEnds)} and its 14-day grace period ended on ${isoDay(st.graceEnds)}; ask your supplier for a renewed key`);
-    }
+    // The SDK checks offline: no revocation list, and no feature here (a Live-Scanner-only key
+    // constructs; each decode then answers feature_not_licensed, SPEC 1 rule 3).
+    const answer = checkEntitlement(licenseKey, { trusted: stamp.keys });
+    if (!answer.ok) throw new LicenseError(answer.code === 'license_expired' ? 'license_expired' : 'invalid_license', answer.message);
+    const p = answer.payload;
     this.payload = p;
-    this.termEnds = st.termEnds;
-    if (st.state === 'grace') this.warnGrace();
+    if (answer.state.state === 'grace') this.warnGrace();
     this.license = Object.freeze({ id: p.lid, org: p.org, plan: p.plan, seats: p.seats, exp: p.exp, features: Object.freeze([...p.features]) as LicenseFeature[] });
-    this.graceEnds = st.graceEnds;
-    this.sdkLicensed = p.features.includes('sdk');
+    this.trusted = stamp.keys;
     this.gs1Mode = options.parseGs1 === false ? 'off' : 'auto';
 
     // Warm the engine now (once per process) so the first decode is not the slow one.
-    if (this.sdkLicensed) void warmEngine();
+    if (p.features.includes('sdk')) void warmEngine();
 
     if (options.telemetry === false) {
       this.telemetry = null;
@@ -187,7 +183,7 @@ export class Scanner {
       this.telemetry = new TelemetryClient({
         url: p.url || stamp.url,
         licenseKey,
-        licenceId: p.lid,
+        licenseId: p.lid,
         sdkVersion: version,
         warn,
         heartbeatMs: options.cloud?.heartbeatMs,
@@ -215,7 +211,7 @@ export class Scanner {
     if (this.graceWarned) return;
     this.graceWarned = true;
     const p = this.payload;
-    const st = licenceState(p);
+    const st = licenseState(p);
     this.warn(`the licence of ${p.org} (${p.lid}) ended on ${isoDay(st.termEnds)}; scanning continues during the grace period, ${st.daysLeft} day(s) left (until ${isoDay(st.graceEnds)}): renew it before then`);
   }
 
@@ -223,10 +219,10 @@ export class Scanner {
   private gate(): string | null {
     if (this.closed) throw new Error('this Scanner is closed; create a new one');
     realWorkStarted = true;
-    if (!this.sdkLicensed) return 'feature_not_licensed';
-    const t = Date.now() / 1000;
-    if (t >= this.graceEnds) return 'license_expired:renew_required';
-    if (t >= this.termEnds && !this.graceWarned) this.warnGrace();
+    // the payload verified by the constructor: the policy without a second signature check
+    const answer = checkEntitlement(this.payload, { trusted: this.trusted, feature: 'sdk' });
+    if (!answer.ok) return answer.code === 'license_expired' ? 'license_expired:renew_required' : answer.code;
+    if (answer.state.state === 'grace') this.warnGrace();
     return null;
   }
 

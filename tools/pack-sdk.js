@@ -82,7 +82,7 @@ function packSdk(opts = {}) {
     if (fs.existsSync(readme)) fs.copyFileSync(readme, path.join(stage, 'README.md'));
     const consumerPkg = {
       name: pkg.name, version: pkg.version, description: pkg.description, license: pkg.license,
-      main: pkg.main, types: pkg.types, bin: pkg.bin, engines: pkg.engines,
+      main: pkg.main, types: pkg.types, exports: pkg.exports, bin: pkg.bin, engines: pkg.engines,
       files: ['bin/', 'dist/lib/', 'prebuilds/', 'native/', 'binding.gyp', 'tools/list-sources.js', 'supplier.json', 'README.md'],
       gypfile: true,
       scripts: { install: 'node-gyp-build' },
@@ -119,7 +119,8 @@ function packSdk(opts = {}) {
     }
 
     if (opts.stampPublicKeyPem) {
-      const { writeStamp } = require(path.join(ROOT, 'dist/lib/license'));
+      // stamping is the supplier's side, which lives in the server (the SDK only reads stamps)
+      const { writeStamp } = require(path.join(ROOT, 'dist/server/src/signing'));
       writeStamp(stage, opts.stampPublicKeyPem, opts.url || '', { replace: true });
     }
 

@@ -1,8 +1,6 @@
 // The `dotcode` command (DESIGN.md section 6). `decode` and `inspect` live here; `serve` and `admin` belong to
-// the server workspace and are loaded from dist/server/src/cli/index.js when it is installed.
+// the server package, which bin/dotcode.js hands them to when it is installed.
 // main() returns the exit code instead of exiting, so tests can call it in-process.
-import * as fs from 'fs';
-import * as path from 'path';
 import {
   close, decode, inspect, FORMATS, GS1_MODES, type DecodeResult, type Format, type Gs1Mode, type InspectReport,
 } from '../engine';
@@ -62,7 +60,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await runInspect(rest, io);
       case 'serve':
       case 'admin':
-        return await runServer(command, rest, io);
+        return serverMissing(command, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -271,20 +269,12 @@ async function runInspect(args: string[], io: Io): Promise<number> {
   return report.ok ? EXIT_OK : EXIT_SOME_UNREAD;
 }
 
-/** dist/lib/cli -> dist/server/src/cli/index.js (absent from an SDK-only install). */
-export const serverCliPath = path.resolve(__dirname, '..', '..', 'server', 'src', 'cli', 'index.js');
-
-async function runServer(command: 'serve' | 'admin', args: string[], io: Io): Promise<number> {
-  if (!fs.existsSync(serverCliPath)) {
-    io.stderr.write(`dotcode ${command}: the Cloud API server is not part of this installation (the dotcode-sdk ` +
-      `package ships the decoder only). Run it from a checkout of the full project after "npm ci".\n`);
-    return EXIT_USAGE;
-  }
-  const mod = require(serverCliPath) as { runServe?: (a: string[]) => Promise<number> | number; runAdmin?: (a: string[]) => Promise<number> | number };
-  const fn = command === 'serve' ? mod.runServe : mod.runAdmin;
-  if (typeof fn !== 'function') {
-    io.stderr.write(`dotcode ${command}: ${serverCliPath} does not export ${command === 'serve' ? 'runServe' : 'runAdmin'}\n`);
-    return EXIT_USAGE;
-  }
-  return await fn(args);
+/**
+ * `serve` and `admin` are the server package's (bin/dotcode.js hands them to it when it is
+ * installed); reaching here means it is not: the SDK package ships the decoder only.
+ */
+function serverMissing(command: 'serve' | 'admin', io: Io): number {
+  io.stderr.write(`dotcode ${command}: the Cloud API server is not part of this installation (the dotcode-sdk ` +
+    `package ships the decoder only). Run it from a checkout of the full project after "npm ci".\n`);
+  return EXIT_USAGE;
 }

@@ -4,9 +4,12 @@
 // the addon's AsyncWorker on libuv threads, zxing in a pool worker that gets the grey plane);
 // decodeSync()'s helper thread runs it whole with in-thread readers.
 import { readDotCode, type DotCodeSymbol } from './dotcode';
-import { EngineError, loadGrey, type GreyImage, type WireInput } from './image';
+import { loadAddon } from './addon';
+import { loadGrey, type GreyImage, type WireInput } from './image';
+import { loadError, nativeError } from './errors';
 import { readZXing, ZXING_FORMATS, loadZXing, type ZXingFormat, type ZXingSymbol } from './zxing';
 import type { Format, Gs1Mode, Gs1Result, SymbolResult } from './types';
+import { parseGs1 } from '../gs1';
 
 export interface Job {
   input: WireInput;
@@ -39,37 +42,10 @@ export interface Readers {
   zxing(job: ZXingJob): Promise<JobAnswer>;
 }
 
-type ParseGs1 = (text: string, options: { mode: Gs1Mode; symbolIsGs1?: boolean; symbologyId?: string }) => Gs1Result | null;
-let parseGs1: ParseGs1 | null | undefined;
-
-/**
- * lib/gs1 is a separate module (docs/ARCHITECTURE.md). It is looked up at run time so the engine
- * keeps working (with gs1 null) in a build where that module is missing.
- */
-function gs1Parser(): ParseGs1 | null {
-  if (parseGs1 === undefined) {
-    try {
-      const mod = require('../gs1') as { parseGs1?: ParseGs1 };
-      parseGs1 = typeof mod.parseGs1 === 'function' ? mod.parseGs1 : null;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
-      parseGs1 = null;
-    }
-  }
-  return parseGs1;
-}
-
-/** Loads lib/gs1 ahead of the first read (engine warm-up). */
-export function warmGs1(): void {
-  gs1Parser();
-}
-
 function gs1For(text: string, mode: Gs1Mode, symbolIsGs1: boolean, symbologyId: string): Gs1Result | null {
   if (mode === 'off') return null;
-  const parse = gs1Parser();
-  if (!parse) return null;
   try {
-    return parse(text, { mode, symbolIsGs1, symbologyId });
+    return parseGs1(text, { mode, symbolIsGs1, symbologyId });
   } catch {
     return null; // a GS1 parsing bug must not lose the read itself
   }
@@ -102,7 +78,7 @@ export async function warmZXing(): Promise<void> {
 /** Warms decodeSync's helper: zxing and the addon. */
 export async function warm(): Promise<void> {
   await warmZXing();
-  require('./dotcode').loadAddon();
+  loadAddon();
 }
 
 /** The zxing step (in a pool worker, or in the helper thread). */
@@ -123,12 +99,11 @@ export const inThreadReaders: Readers = {
 };
 
 export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
-  let grey;
+  let grey: GreyImage;
   try {
     grey = await loadGrey(job.input);
   } catch (e) {
-    if (e instanceof EngineError) return { error: `decode_error:${e.detail}`, symbols: [] };
-    return { error: `decode_error:unreadable_image`, symbols: [] };
+    return { error: loadError(e), symbols: [] };
   }
   const symbols: SymbolAnswer[] = [];
 
@@ -150,10 +125,4 @@ export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
     symbols.push(...z.symbols);
   }
   return { error: symbols.length ? null : 'no_dotcode_found', symbols };
-}
-
-/** The addon's messages already start with decode_error:native: (see native/addon). */
-function nativeError(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  return msg.startsWith('decode_error:') ? msg : `decode_error:native:${msg}`;
 }

@@ -4,15 +4,8 @@
 // is the `<detail>` of `decode_error:<detail>`.
 import { promises as fsp } from 'fs';
 import type { ImageProbe } from './types';
-
-/** SPEC 8: images beyond roughly 40 megapixels are rejected (sharp's limitInputPixels). */
-export const MAX_PIXELS = 40_000_000;
-
-export class EngineError extends Error {
-  constructor(readonly detail: string, message?: string) {
-    super(message ?? detail);
-  }
-}
+import { EngineError } from './errors';
+import { MAX_PIXELS } from './limits';
 
 export interface GreyImage {
   data: Uint8Array;
@@ -110,7 +103,7 @@ async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
       .toColourspace('srgb')
       // Luma as BT.601 weights on the gamma-encoded values, the way zxing-cpp's own loader and
       // most camera pipelines do it. sharp's greyscale() works in linear light, which lost
-      // qrcode-2/#253 of the zxing samples; this costs ~1.5 ms more per megapixel.
+      // qrcode-2/#253 of the zxing samples; the cost is small (bench/RESULTS.md, "Figures behind code comments").
       .recomb([LUMA, LUMA, LUMA])
       .extractChannel(0) // exactly one byte per pixel
       .raw()
@@ -160,9 +153,9 @@ export function rawToGrey(data: Uint8Array, width: number, height: number, chann
 
 /**
  * Colour frames up to this many pixels are folded to grey by rawToGrey in the calling thread:
- * about 2 ms for 1280x720 RGB on this 2-core machine, far less than a libvips pipeline costs for
- * the same frame. Larger ones (1920x1080 RGBA would hold the event loop about 8 ms, a 40 MP frame
- * over 150 ms) go through sharp instead, off the event loop.
+ * for a 720p frame that is far less than a libvips pipeline costs. Larger ones would hold the
+ * event loop too long and go through sharp instead, off the event loop (bench/RESULTS.md,
+ * "Figures behind code comments").
  */
 export const RAW_IN_THREAD_PIXELS = 1_000_000;
 

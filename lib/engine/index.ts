@@ -12,10 +12,12 @@
 // With format 'DotCode' no worker is involved at all. decodeSync() blocks only its caller, through
 // a helper thread that runs the whole job (see SyncBridge). core.ts holds the one implementation
 // of the order and of the result building that both paths share.
-import { readDotCodeAsync, loadAddon } from './dotcode';
-import { probeImage, warmGrey, type WireInput } from './image';
+import { readDotCodeAsync } from './dotcode';
+import { loadAddon } from './addon';
+import { warmGrey, type WireInput } from './image';
+import { decodeError } from './errors';
 import { defaultPoolSize, SyncBridge, WorkerPool } from './pool';
-import { runJob, warmGs1, type Job, type JobAnswer, type Readers } from './core';
+import { runJob, type Job, type JobAnswer, type Readers } from './core';
 import { describeInput, inspectPrepared } from './inspect';
 import { failedReport } from './inspect-report';
 import {
@@ -25,7 +27,9 @@ import {
 } from './types';
 
 export * from './types';
-export { probeImage, MAX_PIXELS } from './image';
+export { probeImage } from './image';
+export { MAX_PIXELS, MAX_IMAGE_BYTES } from './limits';
+export { DECODE_ERROR_CODES, DECODE_ERROR_PREFIX, decodeErrorCode, isInternalError, type DecodeErrorCode } from './errors';
 export { zxingWasmPath } from './zxing';
 
 /** Longest a decodeSync call waits for its helper thread before answering decode_error:internal:timeout. */
@@ -56,7 +60,7 @@ async function runHere(job: Job): Promise<JobAnswer> {
   } catch (e) {
     // runJob maps expected failures itself; this is the last line so a caller never gets an
     // exception for a bad image.
-    return { error: `decode_error:internal:${(e as Error).message}`, symbols: [] };
+    return { error: decodeError('internal', (e as Error).message), symbols: [] };
   }
 }
 
@@ -79,28 +83,28 @@ type Prepared = { wire: WireInput } | { error: string };
 function prepare(input: ImageInput): Prepared {
   try {
     if (typeof input === 'string') {
-      if (input.length === 0) return { error: 'decode_error:empty_input' };
+      if (input.length === 0) return { error: decodeError('empty_input') };
       return { wire: { kind: 'path', path: input } };
     }
     if (input instanceof Uint8Array) { // Buffer is a Uint8Array too
-      if (input.byteLength === 0) return { error: 'decode_error:empty_input' };
+      if (input.byteLength === 0) return { error: decodeError('empty_input') };
       return { wire: { kind: 'bytes', bytes: input } };
     }
     if (input instanceof ArrayBuffer) {
-      if (input.byteLength === 0) return { error: 'decode_error:empty_input' };
+      if (input.byteLength === 0) return { error: decodeError('empty_input') };
       return { wire: { kind: 'bytes', bytes: new Uint8Array(input) } };
     }
     if (input && typeof input === 'object') {
       if (isMatLike(input)) {
         const channels = typeof input.channels === 'function' ? input.channels() : input.channels;
         const data = input.getData();
-        if (!(data instanceof Uint8Array)) return { error: 'decode_error:invalid_frame' };
+        if (!(data instanceof Uint8Array)) return { error: decodeError('invalid_frame') };
         // OpenCV frames are BGR(A).
         return { wire: { kind: 'raw', data, width: input.cols, height: input.rows, channels, bgr: true } };
       }
       const f = input as unknown as Record<string, unknown>;
       if ('data' in f && 'width' in f && 'height' in f) {
-        if (!(f.data instanceof Uint8Array || f.data instanceof Uint8ClampedArray)) return { error: 'decode_error:invalid_frame' };
+        if (!(f.data instanceof Uint8Array || f.data instanceof Uint8ClampedArray)) return { error: decodeError('invalid_frame') };
         const d = f.data as Uint8Array;
         const channels = f.channels === undefined ? 1 : Number(f.channels);
         return {
@@ -111,9 +115,9 @@ function prepare(input: ImageInput): Prepared {
         };
       }
     }
-    return { error: 'decode_error:unsupported_input' };
+    return { error: decodeError('unsupported_input') };
   } catch (e) {
-    return { error: `decode_error:invalid_input:${(e as Error).message}` };
+    return { error: decodeError('invalid_input', (e as Error).message) };
   }
 }
 
@@ -121,9 +125,9 @@ function makeJob(input: ImageInput, options: DecodeOptions | undefined, all: boo
   const format = options?.format;
   const gs1: Gs1Mode = options?.gs1 ?? 'auto';
   if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
-    return { error: 'decode_error:unknown_format_option' };
+    return { error: decodeError('unknown_format_option') };
   }
-  if (!(GS1_MODES as readonly string[]).includes(gs1)) return { error: 'decode_error:unknown_gs1_option' };
+  if (!(GS1_MODES as readonly string[]).includes(gs1)) return { error: decodeError('unknown_gs1_option') };
   const p = prepare(input);
   if ('error' in p) return p;
   return { job: { input: p.wire, format, gs1, all } };
@@ -201,7 +205,7 @@ export function decodeSync(input: ImageInput, options?: DecodeOptions): DecodeRe
  */
 export async function inspect(input: ImageInput, options: InspectOptions = {}): Promise<InspectReport> {
   if (options.format !== undefined && options.format !== 'DotCode') {
-    return failedReport('decode_error:unknown_format_option', 'inspect traces the DotCode reader only');
+    return failedReport(decodeError('unknown_format_option'), 'inspect traces the DotCode reader only');
   }
   const p = prepare(input);
   return inspectPrepared('error' in p ? p : p.wire, options, describeInput(input));
@@ -235,9 +239,9 @@ async function writeDebug(input: WireInput, source: string, dir: string, all: bo
 export async function warmUp(options: { sync?: boolean } = {}): Promise<void> {
   if (options.sync) theBridge().warm();
   // One step after the other: on a 2-core machine, workers starting (Node bootstrap, zxing's
-  // wasm compile) while this thread loads sharp doubled the first DotCode decode (75-100 ms
-  // instead of 40-55 ms for examples/dotcode.png). DotCode first, as decode() reads it first;
-  // then one zxing lane, then the others.
+  // wasm compile) while this thread loads sharp doubled the first DotCode decode (bench/RESULTS.md,
+  // "Figures behind code comments"). DotCode first, as decode() reads it first; then one zxing
+  // lane, then the others.
   await warmHere();
   await thePool().warm(1);
   await thePool().warm();
@@ -253,7 +257,6 @@ function warmHere(): Promise<void> {
     await new Promise((r) => setImmediate(r));
     const grey = await warmGrey();
     await loadAddon().readImage(grey.data, grey.width, grey.height, { maxSymbols: 1 });
-    warmGs1();
   })().catch(() => { warmedHere = null; /* a real decode reports what is wrong */ });
   return warmedHere;
 }

@@ -3,7 +3,7 @@
 // in a raster layer (inspect-raster.ts), text, lines and boxes in an SVG overlay, both composited
 // by sharp, and a caption band on top that says what is drawn. The facts come from the native
 // trace (lib/engine/dotcode.ts NativeInspection); the numbering from inspect-report.ts.
-import type { NativeInspection, NativeTraceHypothesis, NativeTraceLattice, NativeTracePass } from './dotcode';
+import type { NativeInspection, NativeTraceHypothesis, NativeTraceLattice, NativeTracePass } from './addon';
 import type { GreyImage } from './image';
 import { CircleLayer, css, hsl, type Rgb } from './inspect-raster';
 import { dotParity, isErasure, ERASURE_MARGIN } from './inspect-report';

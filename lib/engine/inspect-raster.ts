@@ -1,7 +1,7 @@
 // Dot circles for the inspect pictures, drawn straight into an RGBA layer that sharp composites.
-// A textured photo gives tens of thousands of dot candidates; librsvg takes about 0.15 ms per SVG
-// circle (3 s for 20,000, measured on this 2-core machine), this loop well under 100 ms. Text,
-// lines and boxes stay SVG (inspect-draw.ts): there are few of them.
+// A textured photo gives tens of thousands of dot candidates: as SVG circles librsvg takes
+// seconds for them, this loop a small fraction of that (bench/RESULTS.md, "Figures behind code
+// comments"). Text, lines and boxes stay SVG (inspect-draw.ts): there are few of them.
 
 export type Rgb = readonly [number, number, number];
 

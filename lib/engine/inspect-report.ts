@@ -1,7 +1,8 @@
 // The inspection as data and as words: the native trace (what each detector stage saw) folded
 // into an InspectReport without its big arrays, the one-line verdict of where the read was lost,
 // and report.txt. Drawing lives in inspect-draw.ts.
-import { toSymbol, type NativeInspection, type NativeTraceHypothesis } from './dotcode';
+import { toSymbol } from './dotcode';
+import type { NativeInspection, NativeTraceHypothesis } from './addon';
 import type {
   InspectHypothesis, InspectLattice, InspectPass, InspectRead, InspectReport, InspectStage,
 } from './types';

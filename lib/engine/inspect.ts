@@ -4,8 +4,9 @@
 // (inspect-report.ts) into a folder. Used by `dotcode inspect` and by DecodeOptions.debugDir.
 import { promises as fsp } from 'fs';
 import * as path from 'path';
-import { loadAddon, type NativeInspection } from './dotcode';
-import { EngineError, loadGrey, type GreyImage, type WireInput } from './image';
+import { loadAddon, type NativeInspection } from './addon';
+import { loadGrey, type GreyImage, type WireInput } from './image';
+import { loadError, nativeError } from './errors';
 import { drawClusters, drawDots, drawGrid, drawHypotheses, drawLattice } from './inspect-draw';
 import { buildReport, reportText, failedReport } from './inspect-report';
 import type { ImageInput, InspectOptions, InspectReport } from './types';
@@ -28,15 +29,14 @@ export async function inspectPrepared(input: WireInput | { error: string }, opti
   try {
     grey = await loadGrey(input);
   } catch (e) {
-    return failedReport(e instanceof EngineError ? `decode_error:${e.detail}` : 'decode_error:unreadable_image');
+    return failedReport(loadError(e));
   }
   let trace: NativeInspection;
   try {
     // The same maxSymbols as decode()/decodeAll() (core.ts runJob), so the trace is of their read.
     trace = loadAddon().inspectImageSync(grey.data, grey.width, grey.height, { maxSymbols: options.all ? 64 : 1 });
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    return failedReport(msg.startsWith('decode_error:') ? msg : `decode_error:native:${msg}`, 'the DotCode reader failed');
+    return failedReport(nativeError(e), 'the DotCode reader failed');
   }
   const report = buildReport(trace, grey.width, grey.height);
   if (options.out !== undefined) await writeInspection(options.out, grey, trace, report, source);

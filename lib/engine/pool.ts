@@ -7,11 +7,12 @@ import * as os from 'os';
 import * as path from 'path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'worker_threads';
 import type { Job, JobAnswer, ZXingJob } from './core';
+import { decodeError } from './errors';
 
 const WORKER_FILE = path.join(__dirname, 'worker.js');
 
 function crashAnswer(why: string): JobAnswer {
-  return { error: `decode_error:internal:${why}`, symbols: [] };
+  return { error: decodeError('internal', why), symbols: [] };
 }
 
 interface Task { id: number; msg: { zxing?: ZXingJob; warm?: boolean }; transfer: ArrayBuffer[]; resolve: (a: JobAnswer) => void }

@@ -5,6 +5,7 @@
 //    then wakes the caller that is blocked in Atomics.wait on a shared Int32Array.
 import { parentPort, workerData, type MessagePort } from 'worker_threads';
 import { inThreadReaders, runJob, runZXingJob, warm, warmZXing, type Job, type JobAnswer, type ZXingJob } from './core';
+import { decodeError } from './errors';
 
 interface SyncData { role: 'sync'; port: MessagePort; signal: Int32Array }
 interface PoolData { role: 'pool' }
@@ -16,7 +17,7 @@ async function guarded(work: () => Promise<JobAnswer>): Promise<JobAnswer> {
   try {
     return await work();
   } catch (e) {
-    return { error: `decode_error:internal:${(e as Error).message}`, symbols: [] };
+    return { error: decodeError('internal', (e as Error).message), symbols: [] };
   }
 }
 

@@ -1,11 +1,12 @@
 /**
- * Licence keys: format, signing (supplier side) and offline verification (SDK and server).
+ * Licence keys: format and offline verification (SDK and server). Signing is the supplier's
+ * business and lives in the server (server/src/signing.ts): the shipped SDK only verifies.
  *
  * Format (docs/ARCHITECTURE.md): `DC1.` + base64url(JSON payload) + `.` + base64url(Ed25519
  * signature over the ASCII bytes of `DC1.<payload>`). The signature covers the encoded payload
  * exactly as it appears in the key, so verification never depends on how JSON is re-serialised.
  */
-import { createHash, createPrivateKey, createPublicKey, KeyObject, sign, verify } from 'node:crypto';
+import { createHash, createPublicKey, KeyObject, verify } from 'node:crypto';
 import { LicenseError } from '../errors';
 
 export type LicenseFeature = 'sdk' | 'scanner';
@@ -88,26 +89,6 @@ export function checkPayload(p: unknown): LicensePayload {
   };
 }
 
-/** What {@link signLicense} needs; `v` and `kid` are filled in from the signing key. */
-export type LicenseClaims = Omit<LicensePayload, 'v' | 'kid'>;
-
-/**
- * Issues a licence key (supplier side). `signingKey` is the supplier's Ed25519 private key
- * (KeyObject or PKCS#8 PEM). The payload is validated first so a bad key is never issued.
- */
-export function signLicense(claims: LicenseClaims, signingKey: KeyObject | string): string {
-  const priv = typeof signingKey === 'string' ? createPrivateKey(signingKey) : signingKey;
-  if (priv.asymmetricKeyType !== 'ed25519') throw new Error('signLicense: the supplier signing key must be Ed25519');
-  const kid = keyId(createPublicKey(priv));
-  const payload = checkPayload({
-    v: 1, lid: claims.lid, org: claims.org, plan: claims.plan, seats: claims.seats,
-    features: claims.features, iat: claims.iat, exp: claims.exp, kid, url: claims.url,
-  });
-  const signed = KEY_PREFIX + Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
-  const sig = sign(null, Buffer.from(signed, 'ascii'), priv);
-  return `${signed}.${sig.toString('base64url')}`;
-}
-
 /**
  * Reads a key's payload WITHOUT checking the signature. For display and routing only (for
  * example to pick the trusted key by `kid`); never use the result to grant anything.
@@ -133,7 +114,7 @@ export function parseLicenseKey(key: unknown): { payload: LicensePayload; signed
 /**
  * Verifies a key offline against the trusted supplier keys and returns its payload.
  * Throws `LicenseError('invalid license key: ...')`. Does not look at the dates: use
- * {@link licenceState} for valid / grace / expired.
+ * {@link licenseState} for valid / grace / expired.
  */
 export function verifyLicense(key: unknown, trusted: readonly TrustedKey[]): LicensePayload {
   const { payload, signed, signature } = parseLicenseKey(key);
@@ -151,13 +132,26 @@ export function verifyLicense(key: unknown, trusted: readonly TrustedKey[]): Lic
     throw invalid(`the trusted supplier key ${match.kid} does not match its key id (re-stamp the SDK)`);
   }
   if (!verify(null, Buffer.from(signed, 'ascii'), pub, signature)) throw invalid('bad signature (the key was altered)');
+  Object.freeze(payload.features);
+  verifiedPayloads.add(Object.freeze(payload));
   return payload;
 }
 
-export type LicenceStateName = 'valid' | 'grace' | 'expired';
+/** Payloads this module verified (frozen, so none can be changed after the signature check). */
+const verifiedPayloads = new WeakSet<LicensePayload>();
 
-export interface LicenceState {
-  state: LicenceStateName;
+/**
+ * True for a payload returned by {@link verifyLicense} in this process: a gate that checks the
+ * same licence on every call (the Scanner's decode) need not check its signature again.
+ */
+export function isVerifiedPayload(p: unknown): p is LicensePayload {
+  return typeof p === 'object' && p !== null && verifiedPayloads.has(p as LicensePayload);
+}
+
+export type LicenseStateName = 'valid' | 'grace' | 'expired';
+
+export interface LicenseState {
+  state: LicenseStateName;
   /** End of term (= payload.exp), Unix seconds. */
   termEnds: number;
   /** End of grace: term end plus 14 days, Unix seconds. After it the licence is expired. */
@@ -171,7 +165,7 @@ export interface LicenceState {
  * (still usable), then expired. Boundaries: at exactly `exp` the term has ended (grace); at
  * exactly `exp + 14 days` grace has ended (expired).
  */
-export function licenceState(payload: Pick<LicensePayload, 'exp'>, now: Date | number = Date.now()): LicenceState {
+export function licenseState(payload: Pick<LicensePayload, 'exp'>, now: Date | number = Date.now()): LicenseState {
   const t = Math.floor((typeof now === 'number' ? now : now.getTime()) / 1000);
   const termEnds = payload.exp;
   const graceEnds = payload.exp + GRACE_SECONDS;
@@ -180,6 +174,3 @@ export function licenceState(payload: Pick<LicensePayload, 'exp'>, now: Date | n
   if (t < graceEnds) return { state: 'grace', termEnds, graceEnds, daysLeft: days(graceEnds - t) };
   return { state: 'expired', termEnds, graceEnds, daysLeft: 0 };
 }
-
-/** Alias with the US spelling used by the public SDK names (`LicenseError`, `scanner.license`). */
-export const licenseState = licenceState;

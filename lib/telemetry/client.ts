@@ -19,7 +19,7 @@ export interface TelemetryOptions {
   /** Service base URL (from the licence, else the stamp). */
   url: string;
   licenseKey: string;
-  licenceId: string;
+  licenseId: string;
   sdkVersion: string;
   warn: (msg: string) => void;
   /** Heartbeat and usage report period. Default 60 s. */
@@ -139,7 +139,7 @@ export class TelemetryClient {
   private async register(): Promise<void> {
     this.attempted = true;
     try {
-      this.identity ??= await machineIdentity(this.o.licenceId, { dir: this.o.stateDir ?? (this.o.env?.DOTCODE_STATE_DIR || undefined) });
+      this.identity ??= await machineIdentity(this.o.licenseId, { dir: this.o.stateDir ?? (this.o.env?.DOTCODE_STATE_DIR || undefined) });
     } catch (e) {
       this.fail(`machine identity: ${(e as Error).message}`);
       return;

@@ -97,7 +97,7 @@ export interface MachineIdentity {
  * `{ host_id, source, created }`. When the OS id is present it is used (and recorded) so
  * deleting the state folder never changes the identity; otherwise the stored random id is.
  */
-export async function machineIdentity(licenceId: string, opts: { dir?: string; machineIdFiles?: readonly string[] } = {}): Promise<MachineIdentity> {
+export async function machineIdentity(licenseId: string, opts: { dir?: string; machineIdFiles?: readonly string[] } = {}): Promise<MachineIdentity> {
   const osId = osMachineId(opts.machineIdFiles);
   let dir = opts.dir ?? stateDir();
   try {
@@ -106,7 +106,7 @@ export async function machineIdentity(licenceId: string, opts: { dir?: string; m
   } catch (e) {
     // A read-only home (common in containers) must not cost the machine its registration: with
     // an OS id nothing needs storing; without one, fall back to a per-user folder in the temp dir.
-    if (osId) return { machineId: deriveId(osId, licenceId), source: 'os', stateDir: dir };
+    if (osId) return { machineId: deriveId(osId, licenseId), source: 'os', stateDir: dir };
     if (opts.dir) throw e;
     dir = path.join(os.tmpdir(), `dotcode-sdk-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`);
     ensureDir(dir, 0o700);
@@ -126,12 +126,12 @@ export async function machineIdentity(licenceId: string, opts: { dir?: string; m
     writeAtomic(file, { host_id: fresh, source: 'state', created: new Date().toISOString() });
     return { hostId: fresh, source: 'state' as const };
   });
-  return { machineId: deriveId(hostId, licenceId), source, stateDir: dir };
+  return { machineId: deriveId(hostId, licenseId), source, stateDir: dir };
 }
 
 /** One id per (host, licence); the raw host id never leaves the machine. */
-function deriveId(hostId: string, licenceId: string): string {
-  return createHash('sha256').update(`dotcode-machine\0${hostId}\0${licenceId}`).digest('hex').slice(0, 32);
+function deriveId(hostId: string, licenseId: string): string {
+  return createHash('sha256').update(`dotcode-machine\0${hostId}\0${licenseId}`).digest('hex').slice(0, 32);
 }
 
 /**

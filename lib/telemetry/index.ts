@@ -2,3 +2,4 @@
 export * from './client';
 export * from './identity';
 export * from './tls';
+export * from './limits';

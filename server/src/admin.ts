@@ -1,7 +1,8 @@
 // Supplier-side operations behind `dotcode admin` (DESIGN.md 6). Kept apart from argument parsing
 // so tests drive the same functions the command line does.
 import { randomUUID } from 'node:crypto';
-import { initSupplier, loadSupplier, packageRoot, signLicense, writeStamp, type LicenseFeature } from '../../lib/license';
+import { packageRoot, type LicenseFeature } from 'dotcode-sdk/license';
+import { initSupplier, loadSupplier, signLicense, writeStamp } from './signing';
 import { hashApiKey, newApiKey, newCustomerId } from './store/keys';
 import { dayOf, parseDate } from './store/period';
 import type { Store } from './store/types';

@@ -7,10 +7,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import * as client from 'prom-client';
 import { ApiError, errorBody, storeDown } from './errors';
-import type { Engine } from './engine';
+import { MAX_IMAGE_BYTES, MAX_PIXELS, type Engine } from './engine';
 import { Logger, safeUrl } from './logger';
 import { Store, StoreUnavailableError } from './store/types';
-import type { TrustedKey } from '../../lib/license';
+import type { TrustedKey } from 'dotcode-sdk/license';
 
 export interface ServerConfig {
   /** request body cap (SPEC 8: 8 MB) */
@@ -23,7 +23,7 @@ export interface ServerConfig {
   idempotencyTtlMs: number;
   /** how long an SDK machine keeps its seat without a heartbeat */
   sdkLeaseMs: number;
-  /** a live socket answers frame_dropped when more than this many frames wait */
+  /** a camera socket (/v1/live, the Live Scanner) answers frame_dropped when more than this many frames wait (frames.ts) */
   liveMaxQueued: number;
   /** open /v1/live sockets per API key in this process (each may hold a few 8 MB frames) */
   liveMaxSocketsPerKey: number;
@@ -50,12 +50,12 @@ export interface ServerConfig {
 }
 
 export const DEFAULT_CONFIG: Omit<ServerConfig, 'dataDir' | 'sdkPackageDir'> = {
-  maxBodyBytes: 8 * 1024 * 1024,
-  maxPixels: 40_000_000,
+  maxBodyBytes: MAX_IMAGE_BYTES,
+  maxPixels: MAX_PIXELS,
   rateLimit: { limit: 50, windowMs: 1000 },
   idempotencyTtlMs: 24 * 3600 * 1000,
   sdkLeaseMs: 30 * 24 * 3600 * 1000,
-  liveMaxQueued: 1,
+  liveMaxQueued: 2,
   liveMaxSocketsPerKey: 8,
   trustProxy: false,
   // one image at the pixel cap, plus room for other customers' ordinary images beside it

@@ -1,5 +1,6 @@
-// Reads the uploaded image of a decode request: a multipart form with the image in field `file`,
-// or the raw bytes as the body (SPEC 4.1: both treated identically).
+// Request bodies, read with a cap: the uploaded image of a decode request (a multipart form with
+// the image in field `file`, or the raw bytes as the body, SPEC 4.1: both treated identically),
+// and the small JSON bodies of the SDK background calls and the portal (readJsonBody).
 //
 // The 8 MB cap is enforced while streaming: a declared Content-Length over the cap is refused
 // before reading a byte, and a body that grows past the cap is cut off at the cap, so no request
@@ -120,4 +121,39 @@ function readMultipart(req: IncomingMessage, max: number): Promise<Buffer> {
     });
     req.pipe(bb);
   });
+}
+
+/** How one route names the failures of a JSON body (its documented codes, server/src/openapi.ts). */
+export interface JsonBodyErrors {
+  /** 413 code when the body is over the cap */
+  tooLarge: string;
+  /** 400 code for a body that is not a JSON object, or was cut off */
+  invalid: string;
+  /** the 400 message for a body that is not a JSON object */
+  invalidMessage: string;
+}
+
+/**
+ * Reads a small JSON object body (SDK background calls, portal sign-in): at most `max` bytes,
+ * refused at the cap while streaming; a body that is not one JSON object is a 400.
+ */
+export async function readJsonBody(req: IncomingMessage, max: number, errors: JsonBodyErrors): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const c of req as AsyncIterable<Buffer>) {
+      size += c.length;
+      if (size > max) throw new ApiError(413, errors.tooLarge, `The JSON body is over ${Math.round(max / 1024)} KB.`);
+      chunks.push(c);
+    }
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    // the client went away mid-body: its request, not the service, failed (not a 500)
+    throw new ApiError(400, errors.invalid, 'The request body was cut off before it ended.');
+  }
+  try {
+    const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch { /* answered below */ }
+  throw new ApiError(400, errors.invalid, errors.invalidMessage);
 }

@@ -1,8 +1,8 @@
 // The server decodes only through the SDK's one engine module (no second decoding path). This
 // seam exists so the app receives the engine as a dependency (the load bench measures the same
 // functions the API calls), not to swap it in tests: tests use the real engine.
-import * as engine from '../../lib/engine';
-import type { DecodeOptions, DecodeResult, ImageProbe } from '../../lib/engine';
+import * as engine from 'dotcode-sdk/engine';
+import type { DecodeOptions, DecodeResult, ImageProbe } from 'dotcode-sdk/engine';
 
 export interface Engine {
   /** `tenant` (customer or licence) is who the decode is for: budgets are fair between tenants */
@@ -27,5 +27,5 @@ export const sdkEngine: Engine = {
   },
 };
 
-export { FORMATS, GS1_MODES, MAX_PIXELS } from '../../lib/engine';
-export type { DecodeOptions, DecodeResult, Format, Gs1Mode, ImageProbe } from '../../lib/engine';
+export { DECODE_ERROR_PREFIX, decodeErrorCode, FORMATS, GS1_MODES, isInternalError, MAX_IMAGE_BYTES, MAX_PIXELS } from 'dotcode-sdk/engine';
+export type { DecodeOptions, DecodeResult, Format, Gs1Mode, ImageProbe } from 'dotcode-sdk/engine';

@@ -9,3 +9,6 @@ export { openStore, RedisStore, SqliteStore, currentPeriod } from './store';
 export type { Store } from './store';
 export { openapiDocument } from './openapi';
 export { runAdmin, runServe } from './cli';
+// The supplier side of licence keys (the SDK itself only verifies).
+export { generateSupplierKeyPair, initSupplier, loadSupplier, removeStampKey, signLicense, supplierDir, writeStamp } from './signing';
+export type { LicenseClaims, SupplierKeyPair } from './signing';

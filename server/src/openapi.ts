@@ -2,8 +2,7 @@
 // served at /openapi.json. test/server/openapi.test.ts checks it against the running server:
 // every route the router knows is described, every described route exists, and the statuses
 // and bodies the tests provoke are the documented ones.
-import { version } from '../../lib/version';
-import { GS1_JSON_SCHEMA } from '../../lib/gs1';
+import { GS1_JSON_SCHEMA, version } from 'dotcode-sdk';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const hdr = (name: string) => ({ $ref: `#/components/headers/${name}` });

@@ -17,7 +17,8 @@ import { modules as defaultModules } from './modules';
 import { openStore } from './store';
 import { unwatchRawApiKeys, watchRawApiKeys } from './rawkeys';
 import type { Store } from './store/types';
-import { keyId, packageRoot, supplierDir, type TrustedKey } from '../../lib/license';
+import { keyId, packageRoot, type TrustedKey } from 'dotcode-sdk/license';
+import { supplierDir } from './signing';
 
 export interface StartOptions {
   port?: number;

@@ -69,7 +69,7 @@ export interface TestServer {
   dir: string;
   store: Store;
   running: RunningServer;
-  licence(o: { seats: number; features: LicenseFeature[]; org?: string; plan?: string; expDays?: number }): Promise<{ id: string; key: string }>;
+  license(o: { seats: number; features: LicenseFeature[]; org?: string; plan?: string; expDays?: number }): Promise<{ id: string; key: string }>;
   apiCustomer(o: { name: string; plan: string; quota: number; signup: string }): Promise<{ id: string; apiKey: string }>;
   close(): Promise<void>;
 }
@@ -89,7 +89,7 @@ export async function startTestServer(): Promise<TestServer> {
     dir,
     store,
     running,
-    async licence(o) {
+    async license(o) {
       // A term of 365 days ending `expDays` from today (negative: already ended).
       const days = 365;
       const issued = isoDay(Date.now() + ((o.expDays ?? days) - days) * 86400_000);

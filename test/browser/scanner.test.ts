@@ -92,7 +92,7 @@ if (!chromiumPath) {
       before(async () => { b = await browser(qrVideo); });
 
       it('asks for the licence key once per tab, and again in a new tab', async () => {
-        const { key } = await srv.licence({ seats: 3, features: ['scanner'] });
+        const { key } = await srv.license({ seats: 3, features: ['scanner'] });
         const ctx = await b.newContext();
         const page = await newScannerPage(ctx, srv.url);
         await enterKey(page, key);
@@ -111,7 +111,7 @@ if (!chromiumPath) {
       });
 
       it('beeps and vibrates on a read, shows the text, not again for the same code held in view', async () => {
-        const { key } = await srv.licence({ seats: 3, features: ['scanner'] });
+        const { key } = await srv.license({ seats: 3, features: ['scanner'] });
         const ctx = await b.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
         const page = await newScannerPage(ctx, srv.url);
         await enterKey(page, key);
@@ -141,7 +141,7 @@ if (!chromiumPath) {
       });
 
       it('opens the rear camera, then pins the granted camera; offers a picker, the torch and continuous focus', async () => {
-        const { key } = await srv.licence({ seats: 3, features: ['scanner'] });
+        const { key } = await srv.license({ seats: 3, features: ['scanner'] });
         const ctx = await b.newContext();
         await ctx.addInitScript(CAMERA_INSTRUMENT);
         const page = await newScannerPage(ctx, srv.url);
@@ -167,7 +167,7 @@ if (!chromiumPath) {
       });
 
       it('explains the HTTPS requirement when the page is not a secure context', async () => {
-        const { key } = await srv.licence({ seats: 3, features: ['scanner'] });
+        const { key } = await srv.license({ seats: 3, features: ['scanner'] });
         const ctx = await b.newContext();
         const page = await ctx.newPage();
         await page.goto(`${srv.url.replace('localhost', INSECURE_HOST)}/scanner`);
@@ -183,19 +183,19 @@ if (!chromiumPath) {
       it('refuses an SDK-only licence and an expired licence with the SPEC messages', async () => {
         const ctx = await b.newContext();
         const page = await newScannerPage(ctx, srv.url);
-        await enterKey(page, (await srv.licence({ seats: 5, features: ['sdk'] })).key);
+        await enterKey(page, (await srv.license({ seats: 5, features: ['sdk'] })).key);
         await waitState(page, 'refused:feature_not_licensed');
         assert.equal(await page.textContent('#licenceErrorText'), 'This licence does not include the Live Scanner');
         assert.equal(await page.evaluate(() => window.__beeps), 0);
 
         await page.click('#otherKey');
-        await enterKey(page, (await srv.licence({ seats: 5, features: ['sdk', 'scanner'], expDays: -15 })).key);
+        await enterKey(page, (await srv.license({ seats: 5, features: ['sdk', 'scanner'], expDays: -15 })).key);
         await waitState(page, 'refused:license_expired');
         assert.match(await page.textContent('#licenceErrorText') ?? '', /licence has expired/);
 
         // In grace (term ended 3 days ago): still scanning, with a warning.
         await page.click('#otherKey');
-        await enterKey(page, (await srv.licence({ seats: 5, features: ['scanner'], expDays: -3 })).key);
+        await enterKey(page, (await srv.license({ seats: 5, features: ['scanner'], expDays: -3 })).key);
         await waitState(page, 'ready');
         assert.match(await page.textContent('#status') ?? '', /renew by/);
 
@@ -208,7 +208,7 @@ if (!chromiumPath) {
       });
 
       it('gives N devices a seat, tells the next one all machines are scanning, and keeps a slot on reopening', async () => {
-        const { id: lid, key } = await srv.licence({ seats: 1, features: ['scanner'], org: 'Seat Test GmbH' });
+        const { id: lid, key } = await srv.license({ seats: 1, features: ['scanner'], org: 'Seat Test GmbH' });
         const phoneA = await b.newContext();
         const phoneB = await b.newContext();
         let a = await newScannerPage(phoneA, srv.url);
@@ -244,7 +244,7 @@ if (!chromiumPath) {
         const b = await browser(gs1Video);
         const ctx = await b.newContext({ permissions: ['clipboard-read', 'clipboard-write'], viewport: { width: 1200, height: 760 } });
         const page = await newScannerPage(ctx, srv.url);
-        await enterKey(page, (await srv.licence({ seats: 2, features: ['scanner'], org: 'Acme Pharma Distribution' })).key);
+        await enterKey(page, (await srv.license({ seats: 2, features: ['scanner'], org: 'Acme Pharma Distribution' })).key);
         await page.locator('#viewSwitch').waitFor({ state: 'visible', timeout: 20000 });
         assert.equal(await page.textContent('#resultFormat'), 'DataMatrix');
         const raw = await page.textContent('#rawText');
@@ -273,7 +273,7 @@ if (!chromiumPath) {
         const b = await browser(gs1Video);
         const ctx = await b.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
         const page = await newScannerPage(ctx, srv.url);
-        await enterKey(page, (await srv.licence({ seats: 2, features: ['scanner'] })).key);
+        await enterKey(page, (await srv.license({ seats: 2, features: ['scanner'] })).key);
         await page.locator('#viewSwitch').waitFor({ state: 'visible', timeout: 20000 });
         const widths = await page.evaluate(() => ({
           page: document.documentElement.scrollWidth,
@@ -298,7 +298,7 @@ if (!chromiumPath) {
         // A phone-sized screen: the layout stacks the video over the result.
         const ctx = await b.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
         const page = await newScannerPage(ctx, srv.url);
-        await enterKey(page, (await srv.licence({ seats: 2, features: ['scanner'] })).key);
+        await enterKey(page, (await srv.license({ seats: 2, features: ['scanner'] })).key);
         await page.waitForFunction((t) => document.getElementById('rawText')?.textContent === t, DOTCODE_TEXT, { timeout: 20000 });
         assert.equal(await page.textContent('#resultFormat'), 'DotCode');
         assert.equal(await page.evaluate(() => window.__beeps), 1);
@@ -358,7 +358,7 @@ if (!chromiumPath) {
       });
 
       it('shows the licence, its SDK and Live Scanner machines, scans reported and quiet machines', async () => {
-        const { id: lid, key } = await srv.licence({ seats: 3, features: ['sdk', 'scanner'], org: 'Contoso Warehousing', plan: 'edge-3' });
+        const { id: lid, key } = await srv.license({ seats: 3, features: ['sdk', 'scanner'], org: 'Contoso Warehousing', plan: 'edge-3' });
         // An SDK machine registers and reports usage through the real background endpoints.
         const sdkCall = async (route: string, body: object) => {
           const r = await fetch(`${srv.url}/v1/sdk/${route}`, {
@@ -379,7 +379,7 @@ if (!chromiumPath) {
         // The device's reads are written to its machine record when its socket closes.
         for (let i = 0; i < 50; i++) {
           const m = (await srv.store.listMachines(lid)).find((x) => x.kind === 'scanner');
-          if (m && Number(m.info.scans) >= 1) break;
+          if (m && m.scans >= 1) break;
           await new Promise((r) => setTimeout(r, 100));
         }
 

@@ -10,6 +10,7 @@ import * as path from 'path';
 import sharp from 'sharp';
 
 import { renderSample, type Category } from '../fixtures/dotcode-render';
+import { loadAddon } from '../../lib/engine/addon';
 
 // bwip-js has no type declarations in this repo; only toBuffer is used.
 // eslint-disable-next-line @typescript-eslint/no-var-requires
@@ -18,15 +19,7 @@ const bwipjs = require('bwip-js') as { toBuffer(o: Record<string, unknown>): Pro
 const repoRoot = path.resolve(__dirname, '../../..');
 const corpus = path.join(repoRoot, '..', 'shared', 'corpus', 'zxing-samples');
 
-interface NativeRead {
-  bytes: Buffer;
-  via: string;
-  corners: { x: number; y: number }[];
-}
-// eslint-disable-next-line @typescript-eslint/no-var-requires
-const addon = require('node-gyp-build')(repoRoot) as {
-  readImageSync(grey: Uint8Array, width: number, height: number, opts?: { tryHarder?: boolean; maxSymbols?: number; timeBudgetMs?: number }): NativeRead[];
-};
+const addon = loadAddon();
 
 // (flattened on white: bwip-js PNGs have a transparent ground, which greyscale() alone makes black)
 async function greyOf(file: string | Buffer): Promise<{ data: Uint8Array; width: number; height: number }> {

@@ -6,22 +6,14 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { mulberry32 } from '../support/seeded';
+import { loadAddon } from '../../lib/engine/addon';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
 
-export interface NativeSymbol {
-  bytes: Buffer; gs1: boolean; ecis: number[];
-  structuredAppend: { index: number; count: number; fileId: number | null } | null;
-  readerInit: boolean; macro: string | null; symbologyId: string; rows: number; cols: number;
-  mask: number; errorsCorrected: number; erasuresCorrected: number; ecBudget: number;
-  orientation: number; mirrored: boolean;
-}
+export type { NativeSymbol } from '../../lib/engine/addon';
 export interface Grid { rows: number; cols: number; values: Float32Array }
 
-// eslint-disable-next-line @typescript-eslint/no-var-requires
-const addon = require('node-gyp-build')(repoRoot) as {
-  decodeGrid(grid: { rows: number; cols: number; values: ArrayLike<number> }, opts?: { erasureMargin?: number }): NativeSymbol | null;
-};
+const addon = loadAddon();
 export const decodeGrid = addon.decodeGrid;
 
 export interface Vector {
@@ -169,7 +161,7 @@ export function bwipGrid(p: Payload, columns?: number): Grid | null {
     ? { bcid: 'gs1dotcode', text: p.gs1Input.map(([ai, v]) => `(${ai})${v}`).join('') }
     : { bcid: 'dotcode', text: p.bytes.toString('latin1'), binarytext: true };  // one char = one byte
   if (columns) opts.columns = columns;
-  let r;
+  let r: ReturnType<typeof bwipjs.raw>[number];
   try {
     r = bwipjs.raw(opts)[0];
   } catch {

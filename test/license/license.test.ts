@@ -2,10 +2,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  checkStamp, generateSupplierKeyPair, GRACE_SECONDS, initSupplier, keyId, licenceState, LicenseClaims,
-  LicenseError, loadSupplier, packageRoot, parseLicenseKey, readStamp, removeStampKey, signLicense, verifyLicense, writeStamp,
-} from '../../lib/license';
+import { checkStamp, GRACE_SECONDS, keyId, licenseState, LicenseError, packageRoot, parseLicenseKey, readStamp, verifyLicense } from '../../lib/license';
+import { generateSupplierKeyPair, initSupplier, LicenseClaims, loadSupplier, removeStampKey, signLicense, writeStamp } from '../../server/src/signing';
 
 const DAY = 86400;
 const supplier = generateSupplierKeyPair();
@@ -104,18 +102,18 @@ describe('licence state (SPEC 3.1)', () => {
   const exp = claims.exp;
   const at = (s: number): number => s * 1000;
   it('is valid before the term ends, with the days left to term end', () => {
-    assert.deepEqual(licenceState({ exp }, at(exp - 10 * DAY)), { state: 'valid', termEnds: exp, graceEnds: exp + GRACE_SECONDS, daysLeft: 10 });
-    assert.equal(licenceState({ exp }, at(exp - 1)).state, 'valid');
+    assert.deepEqual(licenseState({ exp }, at(exp - 10 * DAY)), { state: 'valid', termEnds: exp, graceEnds: exp + GRACE_SECONDS, daysLeft: 10 });
+    assert.equal(licenseState({ exp }, at(exp - 1)).state, 'valid');
   });
   it('is in grace from the term end for 14 days, with the days of grace left', () => {
-    const s = licenceState({ exp }, at(exp));
+    const s = licenseState({ exp }, at(exp));
     assert.equal(s.state, 'grace');
     assert.equal(s.daysLeft, 14);
-    assert.equal(licenceState({ exp }, at(exp + 13 * DAY + 1)).daysLeft, 1);
-    assert.equal(licenceState({ exp }, new Date(at(exp + 14 * DAY - 1))).state, 'grace');
+    assert.equal(licenseState({ exp }, at(exp + 13 * DAY + 1)).daysLeft, 1);
+    assert.equal(licenseState({ exp }, new Date(at(exp + 14 * DAY - 1))).state, 'grace');
   });
   it('is expired once term plus 14 days has passed', () => {
-    assert.deepEqual(licenceState({ exp }, at(exp + 14 * DAY)), { state: 'expired', termEnds: exp, graceEnds: exp + 14 * DAY, daysLeft: 0 });
+    assert.deepEqual(licenseState({ exp }, at(exp + 14 * DAY)), { state: 'expired', termEnds: exp, graceEnds: exp + 14 * DAY, daysLeft: 0 });
   });
 });
 

@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { mulberry32 } from '../support/seeded';
+import { loadAddon } from '../../lib/engine/addon';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 const SEED = Number(process.env.DC_DET_ADV_SEED ?? 20261122);
@@ -24,8 +25,9 @@ const BUDGET_MS = 250;
  * of this shared 2-core machine.
  */
 const TIME_BOUND_MS = Number(process.env.DC_DET_ADV_BOUND_MS ?? 4 * BUDGET_MS + 500);
-/** No line from the child for this long: it hangs (far above any sane single call; with a 20 s
- * budget the worst image here used 153 ms of CPU, so the work is bounded by caps, not only time). */
+/** No line from the child for this long: it hangs (far above any sane single call; even with a
+ * 20 s budget the worst image here stays far below it, so the work is bounded by caps, not only
+ * time: bench/RESULTS.md, "Figures behind code comments"). */
 const STALL_MS = 15_000;
 const FUZZ_IMAGES = 200;
 
@@ -207,10 +209,7 @@ function fuzzImage(k: number): { name: string; img: Img } {
 interface Line { i: number; name: string; phase: 'start' | 'done'; ms?: number; cpuMs?: number; symbols?: number; texts?: string[]; threw?: string; isArray?: boolean }
 
 function child(): void {
-  /* eslint-disable @typescript-eslint/no-var-requires */
-  const addon = require('node-gyp-build')(REPO_ROOT) as {
-    readImageSync(g: Uint8Array, w: number, h: number, o?: Record<string, unknown>): Array<{ bytes: Buffer; via: string }>;
-  };
+  const addon = loadAddon();
   // fs.writeSync: the line is out before the next call, even if that call kills the process.
   const say = (l: Line) => fs.writeSync(1, JSON.stringify(l) + '\n');
   const all: Array<() => { name: string; img: Img }> = [
@@ -302,12 +301,7 @@ if (process.env.DC_DET_ADV_CHILD) {
     let run: RunResult;
 
     before(async function () {
-      try {
-        require.resolve('node-gyp-build');
-        require('node-gyp-build')(REPO_ROOT);
-      } catch (e) {
-        throw new Error(`DotCode addon not built (${(e as Error).message.split('\n')[0]}); run: npx node-gyp rebuild`);
-      }
+      loadAddon(); // says how to build it when it is missing
       run = await runChild();
       const done = [...run.lines.values()].filter((l) => l.i >= 0);
       const slow = done.sort((a, b) => (b.ms ?? 0) - (a.ms ?? 0)).slice(0, 3);

@@ -103,7 +103,7 @@ async function child(): Promise<void> {
   /* eslint-disable @typescript-eslint/no-var-requires */
   const engine = require('../../lib/engine') as typeof import('../../lib/engine');
   const sharp = require('sharp') as typeof import('sharp');
-  const { loadAddon } = require('../../lib/engine/dotcode') as typeof import('../../lib/engine/dotcode');
+  const { loadAddon } = require('../../lib/engine/addon') as typeof import('../../lib/engine/addon');
   const addon = loadAddon() as unknown as Record<string, (...a: unknown[]) => unknown>;
   const rnd = mulberry32(SEED);
   const out = (r: Report) => process.stdout.write(JSON.stringify(r) + '\n');
@@ -352,7 +352,7 @@ if (typeof describe === 'function' && process.env.DC_QA_ENGINE_CHILD !== '1') {
     it('F2: out-of-range width is a RangeError; a huge or infinite time budget still reads the symbol', async () => {
       /* eslint-disable @typescript-eslint/no-var-requires */
       const sharp = require('sharp') as typeof import('sharp');
-      const { loadAddon } = require('../../lib/engine/dotcode') as typeof import('../../lib/engine/dotcode');
+      const { loadAddon } = require('../../lib/engine/addon') as typeof import('../../lib/engine/addon');
       const addon = loadAddon();
       const ex = path.resolve(__dirname, '..', '..', '..', 'examples', 'dotcode.png');
       const { data, info } = await sharp(ex).greyscale().raw().toBuffer({ resolveWithObject: true });

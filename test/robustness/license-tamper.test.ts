@@ -5,7 +5,8 @@
 // different error, never accepted.
 import * as assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { generateSupplierKeyPair, signLicense, verifyLicense, keyId, LicenseError } from '../../lib/license';
+import { verifyLicense, keyId, LicenseError } from '../../lib/license';
+import { generateSupplierKeyPair, signLicense } from '../../server/src/signing';
 import { Scanner } from '../../lib/scanner';
 import { issueLicense, initKeys } from '../../server/src/admin';
 import { request, tempDir, testServer, type TestServer } from '../server/helpers';

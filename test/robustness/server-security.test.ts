@@ -72,14 +72,14 @@ describe('robustness: Cloud API security (SQLite store)', function () {
   this.timeout(60_000);
   let s: TestServer;
   let key: string;
-  let licenceKey: string;
+  let licenseKey: string;
 
   before(async () => {
     const dataDir = tempDir('qa-sec');
     initKeys(dataDir);
     s = await testServer({ dataDir });
     key = (await customer(s.deps.store, 100)).key;
-    licenceKey = (await issueLicense(s.deps.store, dataDir, { org: 'QA Org', plan: 'sdk-pro', seats: 2, features: ['sdk', 'scanner'] })).license_key;
+    licenseKey = (await issueLicense(s.deps.store, dataDir, { org: 'QA Org', plan: 'sdk-pro', seats: 2, features: ['sdk', 'scanner'] })).license_key;
   });
   after(async () => { await s?.close(); });
 
@@ -130,24 +130,24 @@ describe('robustness: Cloud API security (SQLite store)', function () {
     assert.notEqual(r.status, 500, `answered ${r.status} ${JSON.stringify(r.body)}`);
     assert.equal(r.status, 200);
     assert.equal(await used(s, key), before + 1);
-    const dl = await request(`${s.url}/v1/sdk/download?%E0%A4%A=1&key=${encodeURIComponent(licenceKey)}x`);
+    const dl = await request(`${s.url}/v1/sdk/download?%E0%A4%A=1&key=${encodeURIComponent(licenseKey)}x`);
     assert.notEqual(dl.status, 500);
     const log = fs.readFileSync(s.logFile, 'utf8');
-    assert.ok(!log.includes(licenceKey.slice(4, 60)), 'licence key in the log');
+    assert.ok(!log.includes(licenseKey.slice(4, 60)), 'licence key in the log');
   });
 
   it('no API key or licence key reaches the log, whatever route, header, query or socket carried it', async () => {
-    const lk = encodeURIComponent(licenceKey);
+    const lk = encodeURIComponent(licenseKey);
     await request(`${s.url}/v1/decode?format=DotCode`, { headers: { 'X-API-Key': key }, body: DOTCODE_PNG });
     await request(`${s.url}/v2/decode`, { headers: { 'X-API-Key': key }, body: { form: { file: DOTCODE_PNG } } });
     await request(`${s.url}/v1/decode`, { headers: { 'X-API-Key': `${key}x` }, body: DOTCODE_PNG });
     await request(`${s.url}/v1/decode?api_key=${key}&key=${lk}`, { headers: { 'X-API-Key': key }, body: Buffer.from('not an image') });
     await request(`${s.url}/v1/nowhere?API_KEY=${key}&Key=${lk}&license_key=${lk}`);
     await request(`${s.url}/v1/sdk/download?key=${lk.slice(0, -3)}`); // invalid: 401, must not log the key
-    await request(`${s.url}/v1/sdk/register`, { headers: { Authorization: `License ${licenceKey}`, 'Content-Type': 'application/json' },
+    await request(`${s.url}/v1/sdk/register`, { headers: { Authorization: `License ${licenseKey}`, 'Content-Type': 'application/json' },
       body: Buffer.from(JSON.stringify({ machine_id: 'qa-machine-0001', hostname: 'qa', platform: 'linux', sdk_version: '0.0.0' })) });
-    await request(`${s.url}/v1/sdk/register`, { headers: { Authorization: `License ${licenceKey}x`, 'Content-Type': 'application/json' }, body: Buffer.from('{}') });
-    await request(`${s.url}/v1/sdk/usage`, { headers: { Authorization: `License ${licenceKey}`, 'Content-Type': 'application/json' }, body: Buffer.from('{not json') });
+    await request(`${s.url}/v1/sdk/register`, { headers: { Authorization: `License ${licenseKey}x`, 'Content-Type': 'application/json' }, body: Buffer.from('{}') });
+    await request(`${s.url}/v1/sdk/usage`, { headers: { Authorization: `License ${licenseKey}`, 'Content-Type': 'application/json' }, body: Buffer.from('{not json') });
     for (const q of [`api_key=${key}`, `api_key=${key}x`, `api_key=${key}&format=Nope`]) {
       await new Promise<void>((resolve) => {
         const ws = new WebSocket(`${s.url.replace('http', 'ws')}/v1/live?${q}`);
@@ -156,7 +156,7 @@ describe('robustness: Cloud API security (SQLite store)', function () {
         ws.on('error', () => resolve());
       });
     }
-    for (const k of [licenceKey, `${licenceKey}x`]) {
+    for (const k of [licenseKey, `${licenseKey}x`]) {
       await new Promise<void>((resolve) => {
         const ws = new WebSocket(`${s.url.replace('http', 'ws')}/v1/scanner/live`);
         ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', license_key: k, device_id: 'qa-device-0001' }), () => setTimeout(() => ws.close(), 300)));
@@ -167,7 +167,7 @@ describe('robustness: Cloud API security (SQLite store)', function () {
     await new Promise((r) => setTimeout(r, 200));
     const log = fs.readFileSync(s.logFile, 'utf8');
     assert.ok(log.split('\n').length > 8, 'the log is nearly empty: the test would prove nothing');
-    for (const [what, secret] of [['API key', key.slice(4)], ['licence payload', licenceKey.split('.')[1].slice(0, 40)], ['licence signature', licenceKey.split('.')[2].slice(0, 40)]]) {
+    for (const [what, secret] of [['API key', key.slice(4)], ['licence payload', licenseKey.split('.')[1].slice(0, 40)], ['licence signature', licenseKey.split('.')[2].slice(0, 40)]]) {
       const line = log.split('\n').find((l) => l.includes(secret));
       assert.equal(line, undefined, `${what} in the log: ${line}`);
     }
@@ -211,7 +211,7 @@ describe('robustness: Cloud API security (SQLite store)', function () {
       assert.ok(!r.body.includes('PRIVATE KEY') && !r.body.includes(body) && !r.body.includes('root:x:0'), `${t} leaked a file`);
     }
     // the one route that serves a file: the tarball must hold no private key and no data folder
-    const dl = await request(`${s.url}/v1/sdk/download?key=${encodeURIComponent(licenceKey)}`);
+    const dl = await request(`${s.url}/v1/sdk/download?key=${encodeURIComponent(licenseKey)}`);
     assert.equal(dl.status, 200, dl.raw.toString().slice(0, 300));
     const tar = zlib.gunzipSync(dl.raw).toString('latin1');
     assert.ok(!tar.includes('PRIVATE KEY') && !tar.includes(body), 'the SDK tarball contains the supplier private key');

@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { generateSupplierKeyPair, LicenseClaims, packageRoot, removeStampKey, signLicense, writeStamp } from '../../lib/license';
+import { packageRoot } from '../../lib/license';
+import { generateSupplierKeyPair, LicenseClaims, removeStampKey, signLicense, writeStamp } from '../../server/src/signing';
 
 export const DAY = 86400;
 export const supplier = generateSupplierKeyPair();

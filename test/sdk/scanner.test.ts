@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { LicenseError, Scanner } from '../../lib';
-import { generateSupplierKeyPair } from '../../lib/license';
+import { generateSupplierKeyPair } from '../../server/src/signing';
 import { collector, DAY, gs1DataMatrixPng, makeKey, now, qrPng, sleep, stampRepo, supplier, tmpDir } from './helpers';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires

@@ -19,7 +19,7 @@ interface Machine {
   machine_id: string; kind: 'sdk' | 'scanner'; name: string | null; platform?: string | null;
   first_seen: string; last_seen: string; scans: number; quiet: boolean; active?: boolean;
 }
-interface LicenceView {
+interface LicenseView {
   ok: true; kind: 'license';
   license: {
     lid: string; org: string; plan: string; seats: number; features: string[];
@@ -29,7 +29,7 @@ interface LicenceView {
   quiet_after_hours: number;
   machines: Machine[];
 }
-type View = UsageView | LicenceView;
+type View = UsageView | LicenseView;
 
 const el = {
   who: byId('who'),
@@ -88,7 +88,7 @@ async function load(key: string): Promise<void> {
   show(el.signin, false);
   show(el.signout, true);
   if (body.kind === 'api_key') renderUsage(body);
-  else renderLicence(body);
+  else renderLicense(body);
 }
 
 function renderUsage(v: UsageView): void {
@@ -136,7 +136,7 @@ function renderUsage(v: UsageView): void {
   document.body.dataset.state = 'api_key';
 }
 
-function renderLicence(v: LicenceView): void {
+function renderLicense(v: LicenseView): void {
   show(el.apiView, false);
   show(el.licView, true);
   window.onresize = null;

@@ -40,9 +40,9 @@ const el = {
   torch: byId<HTMLButtonElement>('torch'),
   mute: byId<HTMLButtonElement>('mute'),
   fps: byId('fps'),
-  licenceError: byId('licenceError'),
-  licenceErrorTitle: byId('licenceErrorTitle'),
-  licenceErrorText: byId('licenceErrorText'),
+  licenseError: byId('licenceError'),
+  licenseErrorTitle: byId('licenceErrorTitle'),
+  licenseErrorText: byId('licenceErrorText'),
   retry: byId<HTMLButtonElement>('retry'),
   otherKey: byId<HTMLButtonElement>('otherKey'),
   resultFormat: byId('resultFormat'),
@@ -76,7 +76,7 @@ type ServerMsg = ResultMsg | ReadyMsg | ErrorMsg;
 
 // ---------------------------------------------------------------------------------------------
 // State
-let licenceKey: string | null = null;
+let licenseKey: string | null = null;
 const deviceId = (() => {
   let id = localGet(DEVICE_STORE);
   if (!id || !/^[A-Za-z0-9_-]{8,64}$/.test(id)) {
@@ -149,27 +149,27 @@ el.keyForm.addEventListener('submit', (ev) => {
 
 el.signout.addEventListener('click', () => {
   sessionSet(KEY_STORE, null);
-  licenceKey = null;
+  licenseKey = null;
   askForKey();
 });
 el.otherKey.addEventListener('click', () => {
   sessionSet(KEY_STORE, null);
-  licenceKey = null;
+  licenseKey = null;
   askForKey();
 });
 el.retry.addEventListener('click', () => {
-  show(el.licenceError, false);
+  show(el.licenseError, false);
   refused = false;
   connect();
 });
 
 function start(key: string): void {
-  licenceKey = key;
+  licenseKey = key;
   refused = false;
   show(el.keyCard, false);
   show(el.scanView, true);
   show(el.signout, true);
-  show(el.licenceError, false);
+  show(el.licenseError, false);
   connect();
   void openCamera();
 }
@@ -196,7 +196,7 @@ function socketUrl(): string {
 }
 
 function connect(): void {
-  if (!licenceKey) return;
+  if (!licenseKey) return;
   window.clearTimeout(reconnectTimer);
   if (ws) { ws.onclose = null; ws.close(); }
   sessionReady = false;
@@ -207,7 +207,7 @@ function connect(): void {
   sock.binaryType = 'arraybuffer';
   sock.onopen = () => {
     // The key travels in the first message, never in the URL (URLs end up in logs and history).
-    sock.send(JSON.stringify({ type: 'hello', license_key: licenceKey, device_id: deviceId }));
+    sock.send(JSON.stringify({ type: 'hello', license_key: licenseKey, device_id: deviceId }));
   };
   sock.onmessage = (ev) => {
     if (typeof ev.data !== 'string') return;
@@ -233,11 +233,11 @@ function onServerMessage(msg: ServerMsg): void {
   if (msg.type === 'ready') {
     sessionReady = true;
     reconnectDelay = 1000;
-    show(el.licenceError, false);
+    show(el.licenseError, false);
     const lic = msg.license;
     el.org.textContent = `${lic.org} · ${lic.plan}`;
     show(el.org, true);
-    readyLicence = lic;
+    readyLicense = lic;
     showReadyStatus();
     scheduleFrame(0);
   } else if (msg.type === 'error') {
@@ -246,15 +246,15 @@ function onServerMessage(msg: ServerMsg): void {
     if (msg.error === 'invalid_license') {
       // A mistyped key: forget it so the next try does not reuse it.
       sessionSet(KEY_STORE, null);
-      licenceKey = null;
+      licenseKey = null;
       askForKey(msg.message);
       return;
     }
     setStatus('Not scanning', 'bad', `refused:${msg.error}`);
-    el.licenceErrorTitle.textContent = msg.error === 'seat_limit_reached' ? 'No free machine' : 'Cannot scan with this key';
-    el.licenceErrorText.textContent = msg.message;
+    el.licenseErrorTitle.textContent = msg.error === 'seat_limit_reached' ? 'No free machine' : 'Cannot scan with this key';
+    el.licenseErrorText.textContent = msg.message;
     show(el.retry, msg.error === 'seat_limit_reached' || msg.error === 'server_error');
-    show(el.licenceError, true);
+    show(el.licenseError, true);
   } else if (msg.type === 'result') {
     inFlight = false;
     answered.push(performance.now());
@@ -350,12 +350,12 @@ function setStatusCamera(): void {
 }
 
 /** The status line once the licence is accepted: depends on the camera and the licence term. */
-let readyLicence: ReadyMsg['license'] | null = null;
+let readyLicense: ReadyMsg['license'] | null = null;
 function showReadyStatus(): void {
-  if (!sessionReady || !readyLicence) return; // the ready message will call this again
+  if (!sessionReady || !readyLicense) return; // the ready message will call this again
   if (cameraFailed) setStatus('Camera off', 'warn', 'camera-off');
-  else if (readyLicence.in_grace) {
-    setStatus(`Scanning · licence ended ${fmtDate(readyLicence.exp)}, renew by ${fmtDate(readyLicence.grace_ends ?? null)}`, 'warn', 'ready');
+  else if (readyLicense.in_grace) {
+    setStatus(`Scanning · licence ended ${fmtDate(readyLicense.exp)}, renew by ${fmtDate(readyLicense.grace_ends ?? null)}`, 'warn', 'ready');
   } else setStatus('Scanning', 'ok', 'ready');
 }
 

@@ -66,7 +66,7 @@ export async function runServe(argv: string[]): Promise<number> {
   if (dl) config.downloadRateLimit = { limit: Number(dl[1]), windowMs: Number(dl[2]) };
   if (str(p, 'public-url')) config.publicUrl = str(p, 'public-url')!;
   if (p.flags.has('trust-proxy')) config.trustProxy = true;
-  let running;
+  let running: Awaited<ReturnType<typeof startServer>>;
   try {
     running = await startServer({
       port, host: str(p, 'host') ?? '127.0.0.1', dataDir: dataDir(p), redisUrl: redisUrl(p),

@@ -10,13 +10,13 @@
 //     state), its machines (SDK and Live Scanner) with first/last seen, scans reported, whether
 //     each holds a seat now, and a `quiet` flag for SDK machines not heard from for QUIET_AFTER_MS.
 import type { Context } from 'koa';
-import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors';
+import { readJsonBody } from '../body';
 import type { ServerModule, AppDeps } from '../app';
-import { verifyLicense, licenceState, GRACE_SECONDS, KEY_PREFIX } from '../../../lib/license';
+import { checkEntitlement, GRACE_SECONDS, KEY_PREFIX } from 'dotcode-sdk/license';
 import { hashApiKey, wellFormedApiKey } from '../store/keys';
 import { currentPeriod, dayOf } from '../store/period';
-import { servePage } from '../scanner/page';
+import { servePage } from '../pages';
 
 /**
  * An SDK machine heartbeats every minute while its process runs (lib/telemetry); one silent for
@@ -26,27 +26,8 @@ export const QUIET_AFTER_MS = 24 * 3600 * 1000;
 /** Sign-in attempts per client address per minute: keys are long and random, but be polite. */
 const SIGNIN_LIMIT = 30;
 const MAX_BODY = 16 * 1024;
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY) throw new ApiError(413, 'body_too_large', 'The sign-in body is limited to 16 KB.');
-      chunks.push(chunk as Buffer);
-    }
-  } catch (e) {
-    if (e instanceof ApiError) throw e;
-    // the client went away mid-body: its request, not the service, failed (not a 500)
-    throw new ApiError(400, 'bad_request', 'The request body was cut off before it ended.');
-  }
-  try {
-    const v = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch { /* answered below */ }
-  throw new ApiError(400, 'bad_request', 'Send JSON: {"key": "<API key or licence key>"}.');
-}
+const SIGNIN_FORM = 'Send JSON: {"key": "<API key or licence key>"}.';
+const JSON_ERRORS = { tooLarge: 'body_too_large', invalid: 'bad_request', invalidMessage: SIGNIN_FORM };
 
 function eachDay(from: string, to: string): string[] {
   const out: string[] = [];
@@ -77,22 +58,21 @@ async function apiKeyView(deps: AppDeps, key: string) {
   };
 }
 
-async function licenceView(deps: AppDeps, key: string) {
-  let payload;
-  try {
-    payload = verifyLicense(key, deps.supplier.trusted());
-  } catch {
+async function licenseView(deps: AppDeps, key: string) {
+  const now = deps.now();
+  // No feature: the portal shows a licence whatever it covers; a revoked or expired one is shown
+  // with that state, not refused (checkEntitlement's order: revoked wins over expired).
+  const answer = await checkEntitlement(key, { trusted: deps.supplier.trusted(), now, revoked: (lid) => deps.store.isRevoked(lid) });
+  if (!answer.payload) {
     throw new ApiError(401, 'invalid_key', 'This licence key is not valid for this service. Paste the whole key, on one line.');
   }
-  const now = deps.now();
+  const payload = answer.payload;
+  const revoked = !answer.ok && answer.code === 'license_revoked';
   const machines = await deps.store.listMachines(payload.lid);
-  const revoked = await deps.store.isRevoked(payload.lid);
   const inUse = { sdk: 0, scanner: 0 };
   const list = machines.map((m) => {
     const active = m.leaseUntil > now;
     if (active) inUse[m.kind]++;
-    // Live Scanner devices keep their scan count in the machine record's info (scanner/live.ts).
-    const scans = m.kind === 'scanner' ? Number(m.info.scans ?? 0) || 0 : m.scans;
     return {
       machine_id: m.machineId,
       kind: m.kind,
@@ -100,7 +80,7 @@ async function licenceView(deps: AppDeps, key: string) {
       platform: m.info.platform ?? null,
       first_seen: new Date(m.firstSeen).toISOString(),
       last_seen: new Date(m.lastSeen).toISOString(),
-      scans,
+      scans: m.scans,
       active,
       quiet: m.kind === 'sdk' && now - m.lastSeen > QUIET_AFTER_MS,
     };
@@ -111,7 +91,7 @@ async function licenceView(deps: AppDeps, key: string) {
       lid: payload.lid, org: payload.org, plan: payload.plan, seats: payload.seats, features: payload.features,
       iat: payload.iat, exp: payload.exp, grace_ends: payload.exp + GRACE_SECONDS,
       // revoked wins over the term: a revoked licence never reads as "valid" (docs/scanner.md)
-      state: revoked ? 'revoked' : licenceState(payload, now).state, revoked,
+      state: revoked ? 'revoked' : answer.state!.state, revoked,
     },
     seats_in_use: inUse,
     quiet_after_hours: QUIET_AFTER_MS / 3600_000,
@@ -129,14 +109,14 @@ export const portalModule: ServerModule = {
         throw new ApiError(429, 'rate_limited', 'Too many sign-in attempts; wait a minute.', {},
           { 'Retry-After': String(Math.max(1, Math.ceil(rate.resetMs / 1000))) });
       }
-      const body = await readJson(ctx.req);
+      const body = await readJsonBody(ctx.req, MAX_BODY, JSON_ERRORS);
       // Compared as sent (SPEC 5 rule 1): a key with a stray space is wrong, except that the
       // page already removed the line breaks a paste from an e-mail brings.
       const key = body.key;
       if (typeof key !== 'string' || key.length === 0) {
-        throw new ApiError(400, 'bad_request', 'Send JSON: {"key": "<API key or licence key>"}.');
+        throw new ApiError(400, 'bad_request', SIGNIN_FORM);
       }
-      ctx.body = key.startsWith(KEY_PREFIX) ? await licenceView(deps, key) : await apiKeyView(deps, key);
+      ctx.body = key.startsWith(KEY_PREFIX) ? await licenseView(deps, key) : await apiKeyView(deps, key);
     });
   },
 };

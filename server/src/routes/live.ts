@@ -1,17 +1,17 @@
 // wss /v1/live (SPEC 4.4): a camera stream over a web-socket, metered like /v1/decode.
 //
 // Each binary message is one image (JPEG; PNG also accepted) and gets exactly one JSON answer,
-// in the order the frames came. Frames are decoded one at a time per socket; while one decodes,
-// at most `liveMaxQueued` wait. When another arrives the oldest waiting frame is answered
-// {ok:false, error:"frame_dropped"} without being decoded or charged: a camera wants its newest
-// frame read, not a growing backlog. Each decoded frame costs one scan. When the quota is spent
+// in the order the frames came; frames wait and are dropped ({ok:false, error:"frame_dropped"},
+// never decoded or charged) by the one rule of server/src/frames.ts, with `liveMaxQueued` waiting.
+// Each decoded frame costs one scan (server/src/metering.ts). When the quota is spent
 // the answer says so and the socket closes with 4402; a missing or wrong key closes with 4401.
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { ApiError, errorBody } from '../errors';
 import type { AppDeps, ServerModule } from '../app';
 import { authenticate, rateLimit } from './auth';
-import { checkImage, parseDecodeQuery, reserveAndDecode, type DecodeParams } from './decode';
+import { checkImage, parseDecodeQuery, reserveAndDecode, type DecodeParams } from '../metering';
+import { FrameQueue, type FrameAnswer } from '../frames';
 import type { Customer } from '../store/types';
 import { StoreUnavailableError } from '../store/types';
 
@@ -23,82 +23,50 @@ export const CLOSE_RATE_LIMITED = 4429;
 /** RFC 6455 "try again later": the store is down at connect time */
 export const CLOSE_TRY_LATER = 1013;
 
-interface Slot { answer: Record<string, unknown> | null; close?: number }
-
+/** One /v1/live socket of one customer: frames through the shared frame queue into metered decoding. */
 class LiveSession {
-  private slots: Slot[] = [];
-  private waiting: { slot: Slot; bytes: Buffer }[] = [];
-  private busy = false;
-  private closing = false;
+  private readonly frames: FrameQueue<Buffer>;
 
-  constructor(private ws: WebSocket, private deps: AppDeps, private customer: Customer, private params: DecodeParams) {
-    ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
+  constructor(ws: WebSocket, private deps: AppDeps, private customer: Customer, private params: DecodeParams) {
+    this.frames = new FrameQueue<Buffer>({
+      maxWaiting: deps.config.liveMaxQueued,
+      decode: (bytes) => this.decodeOne(bytes),
+      dropped: () => ({ body: errorBody('frame_dropped', 'Frames arrive faster than they can be decoded; this one was skipped (not charged).') }),
+      onDrop: () => deps.metrics.liveFrames.inc({ outcome: 'dropped' }),
+      send: (body) => ws.send(JSON.stringify(body)),
+      close: (code, reason) => ws.close(code, reason),
+    });
+    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    // frames still waiting when the client goes are never decoded, so never charged
+    ws.on('close', () => this.frames.stop());
   }
 
-  private onFrame(data: RawData, isBinary: boolean): void {
-    if (this.closing) return;
-    const slot: Slot = { answer: null };
-    this.slots.push(slot);
+  private onMessage(data: RawData, isBinary: boolean): void {
     if (!isBinary) {
-      slot.answer = errorBody('binary_frames_only', 'Send each image as one binary message.');
-      this.flush();
+      this.frames.answer({ body: errorBody('binary_frames_only', 'Send each image as one binary message.') });
       return;
     }
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-    if (this.waiting.length >= this.deps.config.liveMaxQueued) {
-      const dropped = this.waiting.shift()!;
-      dropped.slot.answer = errorBody('frame_dropped', 'Frames arrive faster than they can be decoded; this one was skipped (not charged).');
-      this.deps.metrics.liveFrames.inc({ outcome: 'dropped' });
-    }
-    this.waiting.push({ slot, bytes });
-    this.flush();
-    void this.pump();
+    this.frames.push(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer));
   }
 
-  private async pump(): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
-    try {
-      while (this.waiting.length && !this.closing) {
-        const { slot, bytes } = this.waiting.shift()!;
-        slot.answer = await this.decodeOne(slot, bytes);
-        this.flush();
-      }
-    } finally {
-      this.busy = false;
-    }
-  }
-
-  private async decodeOne(slot: Slot, bytes: Buffer): Promise<Record<string, unknown>> {
+  private async decodeOne(bytes: Buffer): Promise<FrameAnswer> {
     try {
       checkImage(this.deps, bytes);
       const { result } = await reserveAndDecode(this.deps, this.customer, bytes, this.params, 'live');
       this.deps.metrics.liveFrames.inc({ outcome: 'decoded' });
-      return { ...result };
+      return { body: { ...result } };
     } catch (err) {
       if (err instanceof ApiError) {
-        if (err.status === 402) slot.close = CLOSE_QUOTA;
         this.deps.metrics.liveFrames.inc({ outcome: err.code });
-        return errorBody(err.code, err.message, err.extra);
+        const body = errorBody(err.code, err.message, err.extra);
+        return err.status === 402 ? { body, close: { code: CLOSE_QUOTA, reason: 'quota exhausted' } } : { body };
       }
       if (err instanceof StoreUnavailableError) {
         this.deps.metrics.liveFrames.inc({ outcome: 'store_unavailable' });
-        return errorBody('store_unavailable', 'The usage ledger is unreachable; this frame was not decoded or charged.');
+        return { body: errorBody('store_unavailable', 'The usage ledger is unreachable; this frame was not decoded or charged.') };
       }
       this.deps.logger.error({ err: (err as Error).stack }, 'live frame failed');
-      return errorBody('internal_error', 'The service failed on this frame.');
-    }
-  }
-
-  /** Sends every answer whose turn has come (answers leave strictly in frame order). */
-  private flush(): void {
-    while (this.slots.length && this.slots[0].answer && !this.closing) {
-      const s = this.slots.shift()!;
-      this.ws.send(JSON.stringify(s.answer));
-      if (s.close) {
-        this.closing = true;
-        this.ws.close(s.close, 'quota exhausted');
-      }
+      return { body: errorBody('internal_error', 'The service failed on this frame.') };
     }
   }
 }

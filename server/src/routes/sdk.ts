@@ -5,38 +5,35 @@ import type Koa from 'koa';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApiError } from '../errors';
+import { readJsonBody } from '../body';
 import type { AppDeps, ServerModule } from '../app';
-import { licenceState, verifyLicense, type LicenseFeature, type LicensePayload } from '../../../lib/license';
+import { checkEntitlement, type EntitlementCode, type LicenseFeature, type LicensePayload } from 'dotcode-sdk/license';
 import { stampedSdkTarball } from '../sdk-package';
-import { MAX_REPORT_SCANS } from '../../../lib/telemetry/limits';
+import { MAX_REPORT_SCANS } from 'dotcode-sdk/telemetry';
+
+/** How each refusal of the licence policy (lib/license checkEntitlement) is answered over HTTP. */
+const REFUSAL_STATUS: Record<EntitlementCode, number> = {
+  invalid_license: 401, license_revoked: 403, license_expired: 403, feature_not_licensed: 403,
+};
 
 /**
- * Verifies a licence key against this server's supplier key and checks revocation, expiry (after
- * the 14-day grace) and the feature. Throws 401 invalid_license or 403 with the reason.
+ * The licence gate of the SDK endpoints: this server's supplier key, revocation, expiry (after
+ * the 14-day grace) and the feature, in the order of checkEntitlement. Throws 401/403 with its code.
  */
 export async function checkLicense(deps: AppDeps, key: string | undefined, feature: LicenseFeature): Promise<LicensePayload> {
   const trusted = deps.supplier.trusted();
   if (trusted.length === 0) {
     throw new ApiError(503, 'supplier_not_initialised', 'This server has no supplier key yet (run "dotcode admin init").', {}, { 'Retry-After': '60' });
   }
-  if (!key) throw new ApiError(401, 'invalid_license', 'A licence key is required.');
-  let payload: LicensePayload;
-  try {
-    payload = verifyLicense(key, trusted);
-  } catch (e) {
-    throw new ApiError(401, 'invalid_license', (e as Error).message);
-  }
-  if (await deps.store.isRevoked(payload.lid)) {
-    throw new ApiError(403, 'license_revoked', 'This licence was revoked by the supplier.');
-  }
-  if (licenceState(payload, deps.now()).state === 'expired') {
-    throw new ApiError(403, 'license_expired', 'This licence expired (term and 14-day grace are over); renew it to get a new key.');
-  }
-  if (!payload.features.includes(feature)) {
-    throw new ApiError(403, 'feature_not_licensed', feature === 'sdk'
-      ? 'This licence covers the Live Scanner, not the SDK.' : 'This licence does not include the Live Scanner.');
-  }
-  return payload;
+  const answer = await checkEntitlement(key, { trusted, feature, now: deps.now(), revoked: (lid) => deps.store.isRevoked(lid) });
+  if (!answer.ok) throw new ApiError(REFUSAL_STATUS[answer.code], answer.code, answer.message);
+  return answer.payload;
+}
+
+/** 409 for a machine beyond the licence's seat count (it keeps scanning, SPEC 3.1). */
+function seatLimitReached(seats: number, seatsUsed: number): ApiError {
+  return new ApiError(409, 'seat_limit_reached', `seat limit reached: all ${seats} machine(s) on this licence are registered; this machine keeps scanning but is not registered.`,
+    { seats, seats_used: seatsUsed });
 }
 
 function licenseFromHeader(ctx: Koa.Context): string | undefined {
@@ -45,29 +42,10 @@ function licenseFromHeader(ctx: Koa.Context): string | undefined {
   return m ? m[1] : undefined;
 }
 
-/** Reads a small JSON body (background calls are tiny; anything big is refused). */
-async function readJson(ctx: Koa.Context, max = 16 * 1024): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const c of ctx.req as AsyncIterable<Buffer>) {
-      size += c.length;
-      if (size > max) throw new ApiError(413, 'payload_too_large', `The JSON body is over ${max} bytes.`);
-      chunks.push(c);
-    }
-  } catch (e) {
-    if (e instanceof ApiError) throw e;
-    // the client went away mid-body: its request, not the service, failed (not a 500)
-    throw new ApiError(400, 'invalid_json', 'The request body was cut off before it ended.');
-  }
-  try {
-    const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object');
-    return v as Record<string, unknown>;
-  } catch {
-    throw new ApiError(400, 'invalid_json', 'The body must be a JSON object.');
-  }
-}
+/** Background calls are tiny; anything big is refused. */
+const MAX_JSON_BYTES = 16 * 1024;
+const JSON_ERRORS = { tooLarge: 'payload_too_large', invalid: 'invalid_json', invalidMessage: 'The body must be a JSON object.' };
+const readJson = (ctx: Koa.Context) => readJsonBody(ctx.req, MAX_JSON_BYTES, JSON_ERRORS);
 
 function str(body: Record<string, unknown>, name: string, required: boolean, max = 200): string {
   const v = body[name];
@@ -89,8 +67,7 @@ export const sdkModule: ServerModule = {
       const info = { hostname: str(body, 'hostname', false), platform: str(body, 'platform', false), sdk_version: str(body, 'sdk_version', false, 40) };
       const seat = await deps.store.acquireSeat(lic.lid, machineId, 'sdk', lic.seats, info, deps.config.sdkLeaseMs, deps.now());
       if (!seat.ok) {
-        throw new ApiError(409, 'seat_limit_reached', `seat limit reached: all ${lic.seats} machine(s) on this licence are registered; this machine keeps scanning but is not registered.`,
-          { seats: lic.seats, seats_used: seat.seatsUsed });
+        throw seatLimitReached(lic.seats, seat.seatsUsed);
       }
       ctx.body = { ok: true, machine_id: machineId, seats: lic.seats, seats_used: seat.seatsUsed };
     });
@@ -113,8 +90,7 @@ export const sdkModule: ServerModule = {
       const seat = await deps.store.acquireSeat(lic.lid, machineId, 'sdk', lic.seats, m?.info ?? {}, deps.config.sdkLeaseMs, now);
       await deps.store.recordMachineUsage(lic.lid, machineId, reportId, scans, now);
       if (!seat.ok) {
-        throw new ApiError(409, 'seat_limit_reached', `seat limit reached: all ${lic.seats} machine(s) on this licence are registered; this machine keeps scanning but is not registered.`,
-          { seats: lic.seats, seats_used: seat.seatsUsed });
+        throw seatLimitReached(lic.seats, seat.seatsUsed);
       }
       ctx.body = { ok: true };
     });

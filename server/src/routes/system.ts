@@ -1,7 +1,7 @@
 // /healthz, /metrics, /openapi.json: unauthenticated operational routes.
 import type { ServerModule } from '../app';
 import { openapiDocument } from '../openapi';
-import { version } from '../../../lib/version';
+import { version } from 'dotcode-sdk';
 
 export const systemModule: ServerModule = {
   name: 'system',
@@ -10,7 +10,7 @@ export const systemModule: ServerModule = {
       try {
         await deps.store.ping();
         ctx.body = { ok: true, store: deps.store.kind, version };
-      } catch (e) {
+      } catch {
         // 503 so a load balancer takes this instance out while its store is unreachable
         ctx.status = 503;
         ctx.set('Retry-After', '1');

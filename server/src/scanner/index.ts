@@ -1,9 +1,9 @@
 // The Live Scanner module: GET /scanner (the page) and the /v1/scanner/live socket.
 import type { ServerModule } from '../app';
 import { ScannerSockets, SCANNER_PATH } from './live';
-import { servePage } from './page';
+import { servePage } from '../pages';
 
-export { ScannerSockets, SCANNER_PATH, LEASE_MS, MESSAGES, checkScannerLicence } from './live';
+export { ScannerSockets, SCANNER_PATH, LEASE_MS, MESSAGES, checkScannerLicense } from './live';
 
 export const scannerModule: ServerModule = {
   name: 'scanner',
@@ -14,6 +14,7 @@ export const scannerModule: ServerModule = {
       trustedKeys: () => deps.supplier.trusted(),
       decode: (bytes, options, tenant) => deps.engine.decode(bytes, options, tenant),
       now: deps.now,
+      maxWaitingFrames: deps.config.liveMaxQueued,
       log: deps.logger,
     });
     addUpgrade(SCANNER_PATH, (req, socket, head) => { sockets.handleUpgrade(req, socket, head); });

@@ -70,6 +70,15 @@ redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
 if redis.call('HEXISTS', KEYS[2], 'first_seen') == 0 then
   redis.call('HSET', KEYS[2], 'first_seen', ARGV[3], 'scans', 0)
 end
+-- before issue 15 a Live Scanner device kept its count in info.scans: fold it into scans once,
+-- before the new info (without it) replaces the old
+local old = redis.call('HGET', KEYS[2], 'info')
+if old then
+  local ok, decoded = pcall(cjson.decode, old)
+  if ok and type(decoded) == 'table' and decoded.scans ~= nil and tonumber(decoded.scans) then
+    redis.call('HINCRBY', KEYS[2], 'scans', math.floor(tonumber(decoded.scans)))
+  end
+end
 redis.call('HSET', KEYS[2], 'last_seen', ARGV[3], 'info', ARGV[5], 'kind', ARGV[6], 'machine_id', ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[6] .. ':' .. ARGV[1])
 return {1, redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[3], '+inf')}`;
@@ -385,18 +394,22 @@ export class RedisStore implements Store {
           this.r.zscore(this.k('lease', licenseId, kind), mid),
         ]);
         if (!h.machine_id) continue;
+        const info = JSON.parse(h.info ?? '{}') as Record<string, string>;
+        // a device not seen since before issue 15 still has its count in info.scans (see SEAT)
+        const legacyScans = Number(info.scans ?? 0) || 0;
+        delete info.scans;
         out.push({
-          licenseId, machineId: mid, kind, info: JSON.parse(h.info ?? '{}') as Record<string, string>,
-          firstSeen: Number(h.first_seen), lastSeen: Number(h.last_seen), leaseUntil: Number(lease ?? 0), scans: Number(h.scans ?? 0),
+          licenseId, machineId: mid, kind, info,
+          firstSeen: Number(h.first_seen), lastSeen: Number(h.last_seen), leaseUntil: Number(lease ?? 0), scans: Number(h.scans ?? 0) + legacyScans,
         });
       }
       return out.sort((a, b) => a.firstSeen - b.firstSeen || a.machineId.localeCompare(b.machineId));
     });
   }
 
-  recordMachineUsage(licenseId: string, machineId: string, reportId: string, scans: number, nowMs: number): Promise<boolean> {
+  recordMachineUsage(licenseId: string, machineId: string, reportId: string, scans: number, nowMs: number, kind: MachineKind = 'sdk'): Promise<boolean> {
     return this.run(async () => (await this.r.dcReport(this.k('report', licenseId, reportId),
-      this.k('mach', licenseId, 'sdk', machineId), scans, nowMs, REPORT_TTL_S)) === 1);
+      this.k('mach', licenseId, kind, machineId), scans, nowMs, REPORT_TTL_S)) === 1);
   }
 
   idempotencyBegin(scope: string, key: string, fingerprint: string, owner: string, leaseMs: number, ttlMs: number,

@@ -49,6 +49,16 @@ const ADDED_COLUMNS: [table: string, column: string, type: string][] = [
   ['idempotency', 'charged_day', 'TEXT'],
 ];
 
+/**
+ * Before issue 15 a Live Scanner device kept its read count as a string in its machine record's
+ * info (`info.scans`); it is now counted in the `scans` column like an SDK machine's reports.
+ * Moves an old count over once (the member is removed, so running it again changes nothing).
+ */
+const SCANNER_SCANS_TO_COLUMN = `
+UPDATE machines
+SET scans = scans + COALESCE(CAST(json_extract(info, '$.scans') AS INTEGER), 0), info = json_remove(info, '$.scans')
+WHERE kind = 'scanner' AND json_valid(info) AND json_type(info, '$.scans') IS NOT NULL;`;
+
 interface CustomerRow { id: string; name: string; plan: string; quota: number; signup: string; created_at: number; key_hash: string }
 
 function toCustomer(r: CustomerRow | undefined): Customer | null {
@@ -80,6 +90,7 @@ export class SqliteStore implements Store {
       const cols = this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
       if (!cols.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
     }
+    this.db.exec(SCANNER_SCANS_TO_COLUMN);
   }
 
   /** Runs `fn` and turns SQLite's own failures (busy, disk, closed) into StoreUnavailableError. */
@@ -264,13 +275,13 @@ export class SqliteStore implements Store {
     });
   }
 
-  recordMachineUsage(licenseId: string, machineId: string, reportId: string, scans: number, nowMs: number): Promise<boolean> {
+  recordMachineUsage(licenseId: string, machineId: string, reportId: string, scans: number, nowMs: number, kind: MachineKind = 'sdk'): Promise<boolean> {
     const tx = this.db.transaction((): boolean => {
       const ins = this.db.prepare('INSERT OR IGNORE INTO usage_reports (license_id, report_id, at) VALUES (?, ?, ?)')
         .run(licenseId, reportId, nowMs);
       if (ins.changes === 0) return false;
-      this.db.prepare(`UPDATE machines SET scans = scans + ?, last_seen = ? WHERE license_id = ? AND kind = 'sdk' AND machine_id = ?`)
-        .run(scans, nowMs, licenseId, machineId);
+      this.db.prepare('UPDATE machines SET scans = scans + ?, last_seen = ? WHERE license_id = ? AND kind = ? AND machine_id = ?')
+        .run(scans, nowMs, licenseId, kind, machineId);
       return true;
     });
     return this.run(() => tx.immediate());

@@ -139,9 +139,12 @@ export interface Store {
     info: Record<string, string>, leaseMs: number, nowMs: number): Promise<SeatResult>;
   releaseSeat(licenseId: string, machineId: string, kind: MachineKind): Promise<void>;
   listMachines(licenseId: string): Promise<MachineRecord[]>;
-  /** adds a usage report once per report_id; returns false if that report was already counted */
+  /**
+   * adds a usage report once per report_id; returns false if that report was already counted.
+   * SDK machines report over HTTP; Live Scanner devices' reads are recorded the same way (kind 'scanner').
+   */
   recordMachineUsage(licenseId: string, machineId: string, reportId: string, scans: number,
-    nowMs: number): Promise<boolean>;
+    nowMs: number, kind?: MachineKind): Promise<boolean>;
 
   /**
    * Starts an idempotent request for `owner` (one server process), holding a lease until

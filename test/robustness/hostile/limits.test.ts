@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import WebSocket from 'ws';
 import { initKeys, issueLicense } from '../../../server/src/admin';
 import { request, tempDir } from '../../server/helpers';
-import { closeServed, eachStore, newCustomer, openPlace, openServed, place, serve, until, type Place, type Served } from './serve';
+import { closeServed, eachStore, newCustomer, openPlace, openServed, place, serve, type Place, type Served } from './serve';
 import type { Store } from '../../../server/src/store/types';
 
 interface Closed { code: number; last: Record<string, unknown> | null }

@@ -17,7 +17,7 @@ describe('SDK usage backlog larger than one report [sqlite]', function () {
     try {
       const lic = await issueLicense(store, p.dataDir, { org: 'Offline Co', plan: 'edge', seats: 1, features: ['sdk'], url: s.url });
       const client = new TelemetryClient({
-        url: s.url, licenseKey: lic.license_key, licenceId: lic.license_id, sdkVersion: '0.0.0-test', warn: () => undefined,
+        url: s.url, licenseKey: lic.license_key, licenseId: lic.license_id, sdkVersion: '0.0.0-test', warn: () => undefined,
         heartbeatMs: 50, requestTimeoutMs: 5000, closeTimeoutMs: 5000, stateDir: tempDir('report-state'),
       });
       client.start();

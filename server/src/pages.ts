@@ -1,12 +1,12 @@
 // Serves the built browser pages (tools/build-web.js writes dist/web/<name>.html: one file with
-// its script and styles inlined). GET /scanner uses it here; GET /portal uses it from portal/.
+// its script and styles inlined): GET /scanner (scanner/) and GET /portal (portal/).
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Context } from 'koa';
 
-/** dist/web/, found from this compiled file (dist/server/src/scanner/page.js). */
-export const WEB_DIR = path.resolve(__dirname, '..', '..', '..', 'web');
+/** dist/web/, found from this compiled file (dist/server/src/pages.js). */
+export const WEB_DIR = path.resolve(__dirname, '..', '..', 'web');
 
 interface Page { html: string; csp: string; mtimeMs: number }
 const cache = new Map<string, Page>();

@@ -1,0 +1,121 @@
+// The N-API addon (native/addon/addon.cpp): its TypeScript types and its loader, in one place
+// for the engine, the benches and the tests. Loaded with node-gyp-build from the package root,
+// so a prebuilt binary in prebuilds/ is used when no local build exists.
+import { packageRoot } from '../package-root';
+import type { EciSegment } from './charset';
+import type { Point } from './types';
+
+export interface NativeRead {
+  bytes: Buffer;
+  gs1: boolean;
+  ecis: number[];
+  /** Absent from addons built before segments were recorded (then only `ecis` is known). */
+  eciSegments?: EciSegment[];
+  structuredAppend: { index: number; count: number; fileId: number | null } | null;
+  readerInit: boolean;
+  macro: string | null;
+  symbologyId: string;
+  via: string;
+  corners: Point[];
+}
+
+/** A read as inspectImageSync reports it: the symbol's geometry and error correction too. */
+export interface NativeInspectRead extends NativeRead {
+  rows: number;
+  cols: number;
+  errorsCorrected: number;
+  erasuresCorrected: number;
+  ecBudget: number;
+}
+
+/** What one detector pass saw (native/detector/detector_trace.h); coordinates in image pixels. */
+export interface NativeTracePass {
+  via: string;
+  /** Polarity looked for: dark dots on a light ground, or light dots on a dark one. */
+  dark: boolean;
+  region: { x0: number; y0: number; x1: number; y1: number };
+  /** Pass pixels per image pixel (2 upsampled, 0.5 downsampled). */
+  scale: number;
+  /** Dot candidates, flat [x, y, diameter, ...]. */
+  dots: Float32Array;
+  /** One array of indices into `dots` per cluster. */
+  clusters: Int32Array[];
+  lattices: NativeTraceLattice[];
+}
+
+export interface NativeTraceLattice {
+  /** Index into the pass's clusters. */
+  cluster: number;
+  outcome: string;
+  /** Accepted lattice dots, flat [x, y, diameter, ...], with their grid positions in row/col. */
+  dots: Float32Array;
+  row: Int32Array;
+  col: Int32Array;
+  rows: number;
+  cols: number;
+  pitch: number;
+}
+
+/** One sampled grid handed to the decoder. */
+export interface NativeTraceHypothesis {
+  pass: number;
+  lattice: number;
+  rows: number;
+  cols: number;
+  /** Row-major presence in [0, 1]; 0.5 is an erasure, off-parity positions are 0. */
+  values: Float32Array;
+  corners: Point[];
+  outcome: string;
+}
+
+export interface NativeInspection {
+  results: NativeInspectRead[];
+  passes: NativeTracePass[];
+  hypotheses: NativeTraceHypothesis[];
+}
+
+/** What decodeGrid answers: one decoded symbol with its error-correction figures. */
+export interface NativeSymbol {
+  bytes: Buffer; gs1: boolean; ecis: number[];
+  eciSegments?: EciSegment[];
+  structuredAppend: { index: number; count: number; fileId: number | null } | null;
+  readerInit: boolean; macro: string | null; symbologyId: string; rows: number; cols: number;
+  mask: number; errorsCorrected: number; erasuresCorrected: number; ecBudget: number;
+  orientation: number; mirrored: boolean;
+}
+
+/** A sampled grid for decodeGrid: row-major presence in [0, 1], 0.5 an erasure. */
+export interface NativeGrid { rows: number; cols: number; values: ArrayLike<number> }
+
+/** Options of the image reads (native/detector ReadOptions). */
+export interface NativeReadOptions { tryHarder?: boolean; maxSymbols?: number; timeBudgetMs?: number }
+
+export interface Addon {
+  readImageSync(grey: Uint8Array, width: number, height: number, options?: NativeReadOptions): NativeRead[];
+  readImage(grey: Uint8Array, width: number, height: number, options?: NativeReadOptions): Promise<NativeRead[]>;
+  /** The same read as readImageSync, with what every detector stage saw (dotcode inspect). */
+  inspectImageSync(grey: Uint8Array, width: number, height: number, options?: NativeReadOptions): NativeInspection;
+  decodeGrid(grid: NativeGrid, options?: { erasureMargin?: number }): NativeSymbol | null;
+}
+
+let addon: Addon | undefined;
+
+/**
+ * The addon, loaded once. A failure says what is missing and how to get it (a checkout needs a
+ * build; an installed package should have found its prebuilt binary), instead of node-gyp-build's
+ * bare "No native build was found".
+ */
+export function loadAddon(): Addon {
+  if (addon) return addon;
+  const root = packageRoot();
+  try {
+    addon = (require('node-gyp-build') as (dir: string) => Addon)(root);
+  } catch (e) {
+    const why = (e as Error).message.split('\n')[0];
+    throw new Error(`the DotCode native addon could not be loaded from ${root} (${why}).\n` +
+      `- In a checkout: build it with "npm ci" or "npx node-gyp rebuild" (needs g++, make and python3).\n` +
+      `- Installed from npm: this platform (${process.platform}-${process.arch}, Node ${process.versions.node}) may have no prebuilt binary ` +
+      `in prebuilds/; reinstall with a compiler present, or use an x64 or arm64 Linux machine.`);
+  }
+  return addon;
+}
