@@ -3,15 +3,17 @@
 // in: decode()/decodeAll() run it in the caller's thread with asynchronous readers (sharp and
 // the addon's AsyncWorker on libuv threads, zxing in a pool worker that gets the grey plane);
 // decodeSync()'s helper thread runs it whole with in-thread readers.
-import { readDotCode, type DotCodeSymbol } from './dotcode';
+import { readDotCode, type DotCodeOptions, type DotCodeSymbol } from './dotcode';
 import { EngineError, loadGrey, type GreyImage, type WireInput } from './image';
-import { readZXing, ZXING_FORMATS, loadZXing, type ZXingFormat, type ZXingSymbol } from './zxing';
-import type { Format, Gs1Mode, Gs1Result, SymbolResult } from './types';
+import { dotcodeOptions } from './speed';
+import { readZXing, readZXingNow, ZXING_FORMATS, loadZXing, type ZXingFormat, type ZXingSymbol } from './zxing';
+import type { Format, Gs1Mode, Gs1Result, Speed, SymbolResult } from './types';
 
 export interface Job {
   input: WireInput;
   format?: Format;
   gs1: Gs1Mode;
+  speed: Speed;
   /** decodeAll: every symbol of every reader; otherwise stop at the first reader that reads. */
   all: boolean;
 }
@@ -22,6 +24,7 @@ export interface ZXingJob {
   /** One zxing symbology, or all five when absent. */
   format?: ZXingFormat;
   gs1: Gs1Mode;
+  speed: Speed;
   all: boolean;
 }
 
@@ -35,7 +38,7 @@ export interface JobAnswer {
 
 /** How the two reading steps are carried out; runJob fixes their order and the answer. */
 export interface Readers {
-  dotcode(grey: GreyImage, maxSymbols: number): Promise<DotCodeSymbol[]>;
+  dotcode(grey: GreyImage, maxSymbols: number, options: DotCodeOptions): Promise<DotCodeSymbol[]>;
   zxing(job: ZXingJob): Promise<JobAnswer>;
 }
 
@@ -107,9 +110,15 @@ export async function warm(): Promise<void> {
 
 /** The zxing step (in a pool worker, or in the helper thread). */
 export async function runZXingJob(job: ZXingJob): Promise<JobAnswer> {
+  await loadZXing();
+  return runZXingJobNow(job);
+}
+
+/** The same, in this thread, without awaiting: zxing must be loaded here (zxingLoaded()). */
+export function runZXingJobNow(job: ZXingJob): JobAnswer {
   const formats: readonly ZXingFormat[] = job.format ? [job.format] : ZXING_FORMATS;
   const symbols: SymbolAnswer[] = [];
-  for (const s of await readZXing(job.grey, formats, job.all ? 255 : 1)) {
+  for (const s of readZXingNow(job.grey, formats, job.all ? 255 : 1, job.speed)) {
     symbols.push(fromZXing(s, job.gs1));
     if (!job.all) break;
   }
@@ -118,7 +127,7 @@ export async function runZXingJob(job: ZXingJob): Promise<JobAnswer> {
 
 /** Both readers in the current thread, blocking it (decodeSync's helper thread). */
 export const inThreadReaders: Readers = {
-  dotcode: async (grey, maxSymbols) => readDotCode(grey, maxSymbols),
+  dotcode: async (grey, maxSymbols, options) => readDotCode(grey, maxSymbols, options),
   zxing: runZXingJob,
 };
 
@@ -134,7 +143,7 @@ export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
 
   if (!job.format || job.format === 'DotCode') {
     try {
-      for (const s of await readers.dotcode(grey, job.all ? 64 : 1)) symbols.push(fromDotCode(s, job.gs1));
+      for (const s of await readers.dotcode(grey, job.all ? 64 : 1, dotcodeOptions(job.speed))) symbols.push(fromDotCode(s, job.gs1));
     } catch (e) {
       // The addon reports native failures as errors rather than crashing; treat them as "not
       // read by this reader" so the other readers still get their chance.
@@ -144,7 +153,7 @@ export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
   }
 
   if (job.format !== 'DotCode') {
-    const z = await readers.zxing({ grey, format: job.format as ZXingFormat | undefined, gs1: job.gs1, all: job.all });
+    const z = await readers.zxing({ grey, format: job.format as ZXingFormat | undefined, gs1: job.gs1, speed: job.speed, all: job.all });
     // A failed zxing step (a crashed worker) loses no DotCode symbol already read.
     if (z.error && !symbols.length) return { error: z.error, symbols: [] };
     symbols.push(...z.symbols);
