@@ -27,5 +27,5 @@ export const sdkEngine: Engine = {
   },
 };
 
-export { FORMATS, GS1_MODES, MAX_PIXELS } from '../../lib/engine';
-export type { DecodeOptions, DecodeResult, Format, Gs1Mode, ImageProbe } from '../../lib/engine';
+export { FORMATS, GS1_MODES, MAX_PIXELS, SPEEDS } from '../../lib/engine';
+export type { DecodeOptions, DecodeResult, Format, Gs1Mode, ImageProbe, Speed } from '../../lib/engine';

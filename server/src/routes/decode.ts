@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../errors';
 import type { AppDeps, ServerModule } from '../app';
 import { readImageBody } from '../body';
-import { FORMATS, GS1_MODES, type DecodeResult, type Format, type Gs1Mode } from '../engine';
+import { FORMATS, GS1_MODES, SPEEDS, type DecodeResult, type Format, type Gs1Mode, type Speed } from '../engine';
 import { keyed } from './auth';
 import { currentPeriod, dayOf } from '../store/period';
 import type { ChargedScan, Customer, IdempotencyRef } from '../store/types';
@@ -24,7 +24,8 @@ import { ownerGone, processOwner } from '../owner';
 export const IDEMPOTENCY_LEASE_MS = 15_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-export interface DecodeParams { format?: Format; gs1: Gs1Mode }
+/** `speed` is our extension of SPEC 4.1 (docs/api.md): absent means the engine's default, balanced. */
+export interface DecodeParams { format?: Format; gs1: Gs1Mode; speed?: Speed }
 
 export function parseDecodeQuery(q: Record<string, unknown>): DecodeParams {
   const one = (name: string): string | undefined => {
@@ -40,7 +41,11 @@ export function parseDecodeQuery(q: Record<string, unknown>): DecodeParams {
   if (!(GS1_MODES as readonly string[]).includes(gs1)) {
     throw new ApiError(400, 'invalid_gs1', `Unknown gs1 mode "${gs1}"; use auto, always or off.`);
   }
-  return { format: format as Format | undefined, gs1: gs1 as Gs1Mode };
+  const speed = one('speed');
+  if (speed !== undefined && !(SPEEDS as readonly string[]).includes(speed)) {
+    throw new ApiError(400, 'invalid_parameter', `Unknown speed "${speed}"; use ${SPEEDS.join(', ')}.`);
+  }
+  return { format: format as Format | undefined, gs1: gs1 as Gs1Mode, speed: speed as Speed | undefined };
 }
 
 /** What a quota answer says (GET /v1/usage, and the `quota` member of /v2/decode). */
@@ -89,7 +94,7 @@ export async function reserveAndDecode(deps: AppDeps, c: Customer, bytes: Buffer
   let result: DecodeResult;
   const t0 = process.hrtime.bigint();
   try {
-    result = await deps.engine.decode(bytes, { format: params.format, gs1: params.gs1 }, c.id);
+    result = await deps.engine.decode(bytes, { format: params.format, gs1: params.gs1, speed: params.speed }, c.id);
   } catch (err) {
     await back();
     throw err;
@@ -136,7 +141,8 @@ function decodeHandler(deps: AppDeps, withQuota: boolean): Koa.Middleware {
         throw new ApiError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
       }
       // same key + same request = same answer; the route and the options are part of "same"
-      const fp = createHash('sha256').update(`${ctx.path}\n${params.format ?? ''}\n${params.gs1}\n`).update(bytes).digest('hex');
+      // (speed only when given, so records made before it existed keep their fingerprints)
+      const fp = createHash('sha256').update(`${ctx.path}\n${params.format ?? ''}\n${params.gs1}\n${params.speed ? `${params.speed}\n` : ''}`).update(bytes).digest('hex');
       const begin = (takeOverFrom?: string) => deps.store.idempotencyBegin(c.id, idemKey, fp, processOwner, IDEMPOTENCY_LEASE_MS,
         deps.config.idempotencyTtlMs, deps.now(), takeOverFrom);
       let st = await begin();
