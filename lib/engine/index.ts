@@ -46,17 +46,19 @@ function theBridge(): SyncBridge {
 }
 
 /**
- * Images up to this many pixels are read by zxing in the caller's thread. Moving the plane to a
- * worker and the answer back costs about 0.2-0.5 ms on this 2-core machine (more under load),
- * which is as much as zxing's whole read of a small image that holds a symbol; the slowest read
- * of such an image (nothing in it, every pass of `thorough`, all five symbologies) holds the
- * event loop for a few milliseconds (bench/RESULTS.md, "zxing in the caller's thread").
- * Larger images always go to the pool, so one slow photo never stalls other requests.
+ * Images up to this many pixels are read by zxing in the caller's thread (except with speed
+ * `thorough`). Moving the plane to a worker and the answer back costs about 0.2-0.5 ms on this
+ * 2-core machine (more under load), as much as zxing's whole read of a small image that holds a
+ * symbol. The price is that a small image with nothing readable in it holds the event loop while
+ * every pass runs: at most about 10 ms over the zxing samples up to this size (all five
+ * symbologies, balanced; bench/RESULTS.md, "zxing in the caller's thread"); `thorough`, whose
+ * extra passes can take twice that, always uses the pool, as do larger images, so one slow photo
+ * never stalls other requests.
  */
-const ZXING_IN_THREAD_PIXELS = 160_000;
+const ZXING_IN_THREAD_PIXELS = 100_000;
 
 function zxingStep(job: ZXingJob): Promise<JobAnswer> {
-  if (job.grey.width * job.grey.height <= ZXING_IN_THREAD_PIXELS) {
+  if (job.speed !== 'thorough' && job.grey.width * job.grey.height <= ZXING_IN_THREAD_PIXELS) {
     if (zxingLoaded()) return Promise.resolve(runZXingJobNow(job));
     void loadZXing().catch(() => undefined); // ready for the next small image; this one goes to the pool
   }
