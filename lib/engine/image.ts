@@ -97,11 +97,7 @@ function sharp(): typeof import('sharp') {
 
 const LUMA: [number, number, number] = [0.299, 0.587, 0.114];
 
-/**
- * Encoded images up to this many pixels take the short roads of decodeEncoded: in-thread PNG
- * decoding, or sharp without its luma steps, the luma then computed here. Above it the whole
- * sharp pipeline runs, on libvips' threads, so a large photo never holds the event loop.
- */
+/** Encoded PNGs up to this many pixels are decoded in the calling thread (png-grey.ts). */
 export const SMALL_IMAGE_PIXELS = 262_144;
 
 async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
@@ -111,15 +107,18 @@ async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
   if (probe.width && probe.height && probe.width * probe.height > MAX_PIXELS) {
     throw new EngineError('image_too_large', `${probe.width}x${probe.height} is over ${MAX_PIXELS} pixels`);
   }
-  // Small images (barcode crops, the zxing samples): sharp's fixed cost per call (a thread hop,
-  // the pipeline's set-up, about 0.5 ms, and about as much again per pipeline step) outweighs
-  // the pixel work, so they take shorter roads that give the very same bytes (luma.ts).
-  const small = probe.width !== null && probe.height !== null && probe.width * probe.height <= SMALL_IMAGE_PIXELS;
-  if (small && probe.type === 'png') {
+  // Shorter roads to the very same bytes (luma.ts). Small PNGs (barcode crops, the zxing
+  // samples): sharp's fixed cost per call (a thread hop and the pipeline's set-up, about 0.5 ms)
+  // outweighs inflating them here. Images without alpha up to RAW_IN_THREAD_PIXELS: libvips'
+  // recomb computes three float bands to keep one, about 12 ms of a 1280x720 JPEG's 17-19 ms on
+  // this machine, where the luma loop here takes about 3 ms (the bound and the cost that
+  // rawToGrey already accepts for raw colour frames).
+  const pixels = probe.width !== null && probe.height !== null ? probe.width * probe.height : Infinity;
+  if (pixels <= SMALL_IMAGE_PIXELS && probe.type === 'png') {
     const g = pngToGrey(bytes);
     if (g) return { ...g, owned: true };
   }
-  if (small && !mayHaveAlpha(bytes, probe.type)) {
+  if (pixels <= RAW_IN_THREAD_PIXELS && !mayHaveAlpha(bytes, probe.type)) {
     const g = await srgbThenLuma(bytes);
     if (g) return g;
   }

@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { loadGrey, loadGreyPipeline } from '../../lib/engine/image';
 import { flattenOnWhite, lumaOf } from '../../lib/engine/luma';
 import { pngToGrey } from '../../lib/engine/png-grey';
+import { renderFrame720 } from '../fixtures/dotcode-render';
 import { corpusDir, repoRoot } from './corpus';
 
 function* images(dir: string): Generator<string> {
@@ -92,6 +93,17 @@ describe('engine: grey plane by the short roads equals the libvips pipeline', fu
       }
     }
     assert.ok(n >= 7, `only ${n} images found`);
+  });
+
+  it('1280x720 camera-like JPEG frames (with and without a DotCode) and a grey JPEG', async () => {
+    for (const withSymbol of [true, false]) {
+      for (const seed of [1, 2]) {
+        const f = await renderFrame720(withSymbol, seed);
+        await sameAsPipeline(f.encoded!, `frame720 ${withSymbol} ${seed}`);
+      }
+    }
+    const grey = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#808080' } }).toColourspace('b-w').jpeg().toBuffer();
+    await sameAsPipeline(grey, 'grey JPEG');
   });
 
   it('PNGs of every colour type and bit depth, each row filter, palettes with transparency', async () => {
