@@ -3,7 +3,7 @@
 // sharp cannot be told that OpenCV data is BGR. Every failure becomes an EngineError whose code
 // is the `<detail>` of `decode_error:<detail>`.
 import { promises as fsp } from 'fs';
-import { lumaOf } from './luma';
+import { lumaPlane } from './luma';
 import { pngToGrey } from './png-grey';
 import type { ImageProbe } from './types';
 
@@ -155,9 +155,7 @@ async function srgbThenLuma(bytes: Uint8Array): Promise<GreyImage | null> {
   // Three 8-bit channels is the only case taken; anything else (alpha after all, 16 bits) goes
   // through the whole pipeline.
   if (info.channels !== 3 || data.byteLength !== n * 3) return null;
-  const grey = new Uint8Array(n);
-  for (let i = 0, j = 0; i < n; i++, j += 3) grey[i] = lumaOf(data[j], data[j + 1], data[j + 2]);
-  return { data: grey, width: info.width, height: info.height, owned: true };
+  return { data: lumaPlane(data, n), width: info.width, height: info.height, owned: true };
 }
 
 /** The whole grey pipeline in libvips. */
