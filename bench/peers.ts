@@ -99,6 +99,15 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  try {
+    await run(native, hello.version ?? 'unknown');
+  } finally {
+    native.close(); // the helper's open stdin would otherwise keep this process alive after an error
+    await close();
+  }
+}
+
+async function run(native: Native, nativeVersion: string): Promise<void> {
   await warmUp();
   const rows = new Map<string, Row>();
   const t0 = Date.now();
@@ -125,20 +134,17 @@ async function main(): Promise<void> {
       if (read) row.oursRead++;
     }
   }
-  native.close();
-  await close();
-
   const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
   const all = [...rows.values()].sort((a, b) => a.format.localeCompare(b.format));
   if (JSON_OUT) {
-    console.log(JSON.stringify({ runs: RUNS, speed: SPEED || 'default', native: hello.version, load, rows: all.map((r) => ({
+    console.log(JSON.stringify({ runs: RUNS, speed: SPEED || 'default', native: nativeVersion, load, rows: all.map((r) => ({
       format: r.format, images: r.images, oursRead: r.oursRead, nativeRead: r.nativeRead,
       oursMedian: median(r.ours), oursP95: p95(r.ours), nativeMedian: median(r.native), nativeP95: p95(r.native),
       ratio: median(r.ours) / median(r.native),
     })) }));
     return;
   }
-  console.log(`peers: ours = lib/engine decode(bytes, {format${SPEED ? `, speed: '${SPEED}'` : ''}}); native = zxing-cpp ${hello.version} (python3-zxing-cpp, read_barcodes(PIL image, formats=F)); ${RUNS} runs per image, median per image; wall ${((Date.now() - t0) / 1000).toFixed(0)} s; load average at the end ${load}`);
+  console.log(`peers: ours = lib/engine decode(bytes, {format${SPEED ? `, speed: '${SPEED}'` : ''}}); native = zxing-cpp ${nativeVersion} (python3-zxing-cpp, read_barcodes(PIL image, formats=F)); ${RUNS} runs per image, median per image; wall ${((Date.now() - t0) / 1000).toFixed(0)} s; load average at the end ${load}`);
   console.log('');
   console.log('| format | images | reads ours / native | ours median / p95 ms | native median / p95 ms | ratio of medians |');
   console.log('|---|---|---|---|---|---|');
