@@ -139,6 +139,7 @@ export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
     if (e instanceof EngineError) return { error: `decode_error:${e.detail}`, symbols: [] };
     return { error: `decode_error:unreadable_image`, symbols: [] };
   }
+  if (job.speed === 'video' && !job.format && !job.all) return readBoth(job, grey, readers);
   const symbols: SymbolAnswer[] = [];
 
   if (!job.format || job.format === 'DotCode') {
@@ -159,6 +160,23 @@ export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
     symbols.push(...z.symbols);
   }
   return { error: symbols.length ? null : 'no_dotcode_found', symbols };
+}
+
+/**
+ * speed 'video' without a format: both readers at once, so a frame costs the slower of the two
+ * rather than their sum (bench/video-frame.ts); DotCode's answer still wins when it has one. The
+ * addon reads the plane while zxing does, so zxing gets a copy (owned: false makes the pool copy
+ * the plane instead of moving it away from under the addon). DotCode starts first: in the
+ * caller's thread a small image's zxing step runs at once, synchronously.
+ */
+async function readBoth(job: Job, grey: GreyImage, readers: Readers): Promise<JobAnswer> {
+  const dotcode = readers.dotcode(grey, 1, dotcodeOptions(job.speed)).then((r) => r, () => [] as DotCodeSymbol[]);
+  const zxing = readers.zxing({ grey: { data: grey.data, width: grey.width, height: grey.height, owned: false }, gs1: job.gs1, speed: job.speed, all: false });
+  const d = await dotcode;
+  if (d.length) return { error: null, symbols: [fromDotCode(d[0], job.gs1)] }; // zxing's answer, when it comes, is dropped
+  const z = await zxing;
+  if (z.error) return { error: z.error, symbols: [] };
+  return { error: z.symbols.length ? null : 'no_dotcode_found', symbols: z.symbols.slice(0, 1) };
 }
 
 /** The addon's messages already start with decode_error:native: (see native/addon). */

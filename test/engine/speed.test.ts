@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { close, decode, decodeAll, decodeSync, SPEEDS, type DecodeOptions, type Format, type Speed } from '../../lib/engine';
-import { renderSample } from '../fixtures/dotcode-render';
+import { renderFrame720, renderSample } from '../fixtures/dotcode-render';
 import { corpusDir, folderFormat, folders, repoRoot, samples, type Sample } from './corpus';
 
 const EXAMPLES: [string, Format, string][] = [
@@ -58,6 +58,20 @@ describe('engine: speed option', function () {
       assert.strictEqual(r.text, s.expectedText, `clean/${seed}: ${r.error}`);
       assert.strictEqual(decodeSync(frame, { speed: 'video' }).text, s.expectedText, `clean/${seed} sync`);
     }
+  });
+
+  it('video reads both readers at once on a 1280x720 frame: the DotCode when there is one, else zxing\'s symbol', async () => {
+    const withDotCode = await renderFrame720(true, 1);
+    for (const input of [{ data: withDotCode.grey, width: 1280, height: 720, channels: 1 as const }, withDotCode.encoded!]) {
+      const r = await decode(input, { speed: 'video' });
+      assert.deepStrictEqual([r.format, r.text], ['DotCode', withDotCode.expectedText]);
+    }
+    assert.strictEqual(withDotCode.grey.byteLength, 1280 * 720, 'the caller\'s frame was not taken away');
+    // This negative scene carries a QR Code among its clutter (bench/video-frame.ts skips it).
+    const withQr = await renderFrame720(false, 1);
+    const q = await decode({ data: withQr.grey, width: 1280, height: 720, channels: 1 }, { speed: 'video' });
+    assert.strictEqual(q.format, 'QRCode');
+    assert.strictEqual(q.text, (await decode(withQr.encoded!, { speed: 'balanced' })).text);
   });
 
   const haveCorpus = fs.existsSync(corpusDir);
