@@ -6,14 +6,14 @@
 //   format   public decode() with --format set to the folder's symbology
 //   sync     public decodeSync(), no format
 //   grey     sharp: file bytes -> one 8-bit grey plane (in this thread)
-//   rgba     grey -> RGBA widening for zxing-wasm (in this thread)
-//   zxing    zxing-wasm readBarcodes on that image, all five formats (in this thread)
+//   zxing    the zxing step (lib/engine/zxing readZXing, default speed) on that image, all five
+//            formats (in this thread)
 // Run: npx tsc -b && node dist/bench/engine-symbologies.js [runs]
 import * as fs from 'fs';
 import * as os from 'os';
 import { close, decode, decodeSync, warmUp, type Format } from '../lib/engine';
 import { loadGrey } from '../lib/engine/image';
-import { greyToRgba, loadZXing, readZXing, ZXING_FORMATS } from '../lib/engine/zxing';
+import { loadZXing, readZXing, ZXING_FORMATS } from '../lib/engine/zxing';
 import { folderFormat, folders, samples } from '../test/engine/corpus';
 
 const RUNS = Number(process.argv[2] ?? 5);
@@ -34,7 +34,7 @@ async function time(fn: () => unknown): Promise<number> {
 async function main(): Promise<void> {
   await warmUp({ sync: true });
   await loadZXing();
-  const columns = ['decode', 'format', 'sync', 'grey', 'rgba', 'zxing'] as const;
+  const columns = ['decode', 'format', 'sync', 'grey', 'zxing'] as const;
   type Col = (typeof columns)[number];
   const perSymbology = new Map<string, { images: number; mp: number[]; cols: Record<Col, number[]> }>();
   const t0 = Date.now();
@@ -51,7 +51,6 @@ async function main(): Promise<void> {
         runs.format.push(folderFormat(folder) ? await time(() => decode(bytes, { format: folderFormat(folder) as Format })) : NaN);
         runs.sync.push(await time(() => decodeSync(bytes)));
         runs.grey.push(await time(() => loadGrey({ kind: 'bytes', bytes })));
-        runs.rgba.push(await time(() => greyToRgba(grey)));
         runs.zxing.push(await time(() => readZXing(grey, ZXING_FORMATS, 1)));
       }
       entry.images++;

@@ -3,10 +3,10 @@ export { version } from './version';
 
 // Engine: decode functions, image probe, the detector inspection, and their types.
 export {
-  decode, decodeSync, decodeAll, inspect, warmUp, close, probeImage, MAX_PIXELS, FORMATS, GS1_MODES,
+  decode, decodeSync, decodeAll, inspect, warmUp, close, probeImage, MAX_PIXELS, FORMATS, GS1_MODES, SPEEDS,
 } from './engine';
 export type {
-  Format, Gs1Mode, ImageInput, RawFrame, MatLike, DecodeOptions, DecodeResult, DecodeAllResult,
+  Format, Gs1Mode, Speed, ImageInput, RawFrame, MatLike, DecodeOptions, DecodeResult, DecodeAllResult,
   SymbolResult, Gs1Result, ImageProbe, Point,
   InspectOptions, InspectReport, InspectStage, InspectPass, InspectLattice, InspectHypothesis, InspectRead,
 } from './engine';

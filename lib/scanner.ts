@@ -6,7 +6,7 @@
  * the licence gate, the `fields`/`field(ai)` members and the scan counter of the telemetry.
  */
 import * as engine from './engine';
-import type { DecodeAllResult, DecodeOptions, DecodeResult, Format, Gs1Mode, ImageInput, SymbolResult } from './engine';
+import type { DecodeAllResult, DecodeOptions, DecodeResult, Format, Gs1Mode, ImageInput, Speed, SymbolResult } from './engine';
 import { LicenseError } from './errors';
 import { checkEntitlement, LicenseFeature, LicensePayload, licenseState, readStamp, packageRoot, Stamp, type TrustedKey } from './license';
 import { TelemetryClient } from './telemetry/client';
@@ -54,6 +54,8 @@ export interface ScanOptions {
   format?: Format;
   /** Override the scanner's GS1 mode for this call: `auto`, `always` or `off`. */
   gs1?: Gs1Mode;
+  /** `balanced` (default), `video` for live camera frames, or `thorough` (docs/engine.md, "Speed"). */
+  speed?: Speed;
 }
 
 /** The SDK result members: the Cloud API JSON members plus `fields` and `field(ai)`. */
@@ -227,7 +229,7 @@ export class Scanner {
   }
 
   private opts(o?: ScanOptions): DecodeOptions {
-    return { format: o?.format, gs1: o?.gs1 ?? this.gs1Mode };
+    return { format: o?.format, gs1: o?.gs1 ?? this.gs1Mode, speed: o?.speed };
   }
 
   /**

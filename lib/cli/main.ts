@@ -2,7 +2,7 @@
 // the server package, which bin/dotcode.js hands them to when it is installed.
 // main() returns the exit code instead of exiting, so tests can call it in-process.
 import {
-  close, decode, inspect, FORMATS, GS1_MODES, type DecodeResult, type Format, type Gs1Mode, type InspectReport,
+  close, decode, inspect, FORMATS, GS1_MODES, SPEEDS, type DecodeResult, type Format, type Gs1Mode, type InspectReport, type Speed,
 } from '../engine';
 import { version } from '../version';
 import { Progress } from './progress';
@@ -27,6 +27,8 @@ decode reads DotCode, QR Code, Data Matrix, PDF417, Aztec and MaxiCode from PNG,
 files (DotCode first, then the others; --format restricts it to one).
   --format F   one of: ${FORMATS.join(', ')}
   --gs1 MODE   auto (default): parse GS1 payloads; always: always try; off: never
+  --speed S    balanced (default); video: one cheap pass per reader (camera frames);
+               thorough: more passes when the usual ones find nothing
   --json       one JSON line per file: the decode result plus "file"
 Exit status: 0 every file read, 1 some file not read, 2 usage error.
 
@@ -100,7 +102,7 @@ function walkArgs(args: string[], onFile: (file: string) => void,
   }
 }
 
-interface DecodeArgs { files: string[]; format?: Format; gs1: Gs1Mode; json: boolean }
+interface DecodeArgs { files: string[]; format?: Format; gs1: Gs1Mode; speed?: Speed; json: boolean }
 
 export function parseDecodeArgs(args: string[]): DecodeArgs {
   const out: DecodeArgs = { files: [], gs1: 'auto', json: false };
@@ -122,6 +124,12 @@ export function parseDecodeArgs(args: string[]): DecodeArgs {
         const v = value();
         if (!(GS1_MODES as readonly string[]).includes(v)) throw new UsageError(`unknown --gs1 "${v}" (one of: ${GS1_MODES.join(', ')})`);
         out.gs1 = v as Gs1Mode;
+        break;
+      }
+      case '--speed': {
+        const v = value();
+        if (!(SPEEDS as readonly string[]).includes(v)) throw new UsageError(`unknown --speed "${v}" (one of: ${SPEEDS.join(', ')})`);
+        out.speed = v as Speed;
         break;
       }
       default:
@@ -177,7 +185,7 @@ async function runDecode(args: string[], io: Io): Promise<number> {
   const start = (i: number) => {
     const f = opts.files[i];
     const input = f === '-' ? readStdin() : Promise.resolve(f);
-    pending[i] = input.then((x) => decode(x, { format: opts.format, gs1: opts.gs1 }));
+    pending[i] = input.then((x) => decode(x, { format: opts.format, gs1: opts.gs1, speed: opts.speed }));
   };
   let unread = 0;
   try {

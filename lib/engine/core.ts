@@ -3,18 +3,20 @@
 // in: decode()/decodeAll() run it in the caller's thread with asynchronous readers (sharp and
 // the addon's AsyncWorker on libuv threads, zxing in a pool worker that gets the grey plane);
 // decodeSync()'s helper thread runs it whole with in-thread readers.
-import { readDotCode, type DotCodeSymbol } from './dotcode';
+import { readDotCode, type DotCodeOptions, type DotCodeSymbol } from './dotcode';
 import { loadAddon } from './addon';
 import { loadGrey, type GreyImage, type WireInput } from './image';
 import { loadError, nativeError } from './errors';
-import { readZXing, ZXING_FORMATS, loadZXing, type ZXingFormat, type ZXingSymbol } from './zxing';
-import type { Format, Gs1Mode, Gs1Result, SymbolResult } from './types';
+import { dotcodeOptions } from './speed';
+import { readZXing, readZXingNow, ZXING_FORMATS, loadZXing, type ZXingFormat, type ZXingSymbol } from './zxing';
+import type { Format, Gs1Mode, Gs1Result, Speed, SymbolResult } from './types';
 import { parseGs1 } from '../gs1';
 
 export interface Job {
   input: WireInput;
   format?: Format;
   gs1: Gs1Mode;
+  speed: Speed;
   /** decodeAll: every symbol of every reader; otherwise stop at the first reader that reads. */
   all: boolean;
 }
@@ -25,6 +27,7 @@ export interface ZXingJob {
   /** One zxing symbology, or all five when absent. */
   format?: ZXingFormat;
   gs1: Gs1Mode;
+  speed: Speed;
   all: boolean;
 }
 
@@ -38,7 +41,7 @@ export interface JobAnswer {
 
 /** How the two reading steps are carried out; runJob fixes their order and the answer. */
 export interface Readers {
-  dotcode(grey: GreyImage, maxSymbols: number): Promise<DotCodeSymbol[]>;
+  dotcode(grey: GreyImage, maxSymbols: number, options: DotCodeOptions): Promise<DotCodeSymbol[]>;
   zxing(job: ZXingJob): Promise<JobAnswer>;
 }
 
@@ -83,9 +86,15 @@ export async function warm(): Promise<void> {
 
 /** The zxing step (in a pool worker, or in the helper thread). */
 export async function runZXingJob(job: ZXingJob): Promise<JobAnswer> {
+  await loadZXing();
+  return runZXingJobNow(job);
+}
+
+/** The same, in this thread, without awaiting: zxing must be loaded here (zxingLoaded()). */
+export function runZXingJobNow(job: ZXingJob): JobAnswer {
   const formats: readonly ZXingFormat[] = job.format ? [job.format] : ZXING_FORMATS;
   const symbols: SymbolAnswer[] = [];
-  for (const s of await readZXing(job.grey, formats, job.all ? 255 : 1)) {
+  for (const s of readZXingNow(job.grey, formats, job.all ? 255 : 1, job.speed)) {
     symbols.push(fromZXing(s, job.gs1));
     if (!job.all) break;
   }
@@ -94,7 +103,7 @@ export async function runZXingJob(job: ZXingJob): Promise<JobAnswer> {
 
 /** Both readers in the current thread, blocking it (decodeSync's helper thread). */
 export const inThreadReaders: Readers = {
-  dotcode: async (grey, maxSymbols) => readDotCode(grey, maxSymbols),
+  dotcode: async (grey, maxSymbols, options) => readDotCode(grey, maxSymbols, options),
   zxing: runZXingJob,
 };
 
@@ -105,11 +114,12 @@ export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
   } catch (e) {
     return { error: loadError(e), symbols: [] };
   }
+  if (job.speed === 'video' && !job.format && !job.all) return readBoth(job, grey, readers);
   const symbols: SymbolAnswer[] = [];
 
   if (!job.format || job.format === 'DotCode') {
     try {
-      for (const s of await readers.dotcode(grey, job.all ? 64 : 1)) symbols.push(fromDotCode(s, job.gs1));
+      for (const s of await readers.dotcode(grey, job.all ? 64 : 1, dotcodeOptions(job.speed))) symbols.push(fromDotCode(s, job.gs1));
     } catch (e) {
       // The addon reports native failures as errors rather than crashing; treat them as "not
       // read by this reader" so the other readers still get their chance.
@@ -119,10 +129,33 @@ export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
   }
 
   if (job.format !== 'DotCode') {
-    const z = await readers.zxing({ grey, format: job.format as ZXingFormat | undefined, gs1: job.gs1, all: job.all });
+    const z = await readers.zxing({ grey, format: job.format as ZXingFormat | undefined, gs1: job.gs1, speed: job.speed, all: job.all });
     // A failed zxing step (a crashed worker) loses no DotCode symbol already read.
     if (z.error && !symbols.length) return { error: z.error, symbols: [] };
     symbols.push(...z.symbols);
   }
   return { error: symbols.length ? null : 'no_dotcode_found', symbols };
+}
+
+/**
+ * speed 'video' without a format: both readers at once, so a frame costs the slower of the two
+ * rather than their sum (bench/video-frame.ts); DotCode's answer still wins when it has one. The
+ * addon reads the plane while zxing does, so zxing gets a copy (owned: false makes the pool copy
+ * the plane instead of moving it away from under the addon). DotCode starts first: in the
+ * caller's thread a small image's zxing step runs at once, synchronously.
+ */
+async function readBoth(job: Job, grey: GreyImage, readers: Readers): Promise<JobAnswer> {
+  const dotcode = readers.dotcode(grey, 1, dotcodeOptions(job.speed)).then((r) => r, () => [] as DotCodeSymbol[]);
+  const zxing = readers.zxing({ grey: { data: grey.data, width: grey.width, height: grey.height, owned: false }, gs1: job.gs1, speed: job.speed, all: false });
+  const d = await dotcode;
+  if (d.length) return { error: null, symbols: [fromDotCode(d[0], job.gs1)] }; // zxing's answer, when it comes, is dropped
+  const z = await zxing;
+  if (z.error) return { error: z.error, symbols: [] };
+  return { error: z.symbols.length ? null : 'no_dotcode_found', symbols: z.symbols.slice(0, 1) };
+}
+
+/** The addon's messages already start with decode_error:native: (see native/addon). */
+function nativeError(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.startsWith('decode_error:') ? msg : `decode_error:native:${msg}`;
 }

@@ -32,12 +32,15 @@ export function toSymbol(r: NativeRead): DotCodeSymbol {
   };
 }
 
+/** Detector options the engine sets per call (speed.ts); the addon's defaults otherwise. */
+export interface DotCodeOptions { tryHarder?: boolean }
+
 /**
  * Runs the native reader synchronously. Only decodeSync's helper thread calls this, where
  * blocking blocks no event loop that matters.
  */
-export function readDotCode(grey: GreyImage, maxSymbols: number): DotCodeSymbol[] {
-  return loadAddon().readImageSync(grey.data, grey.width, grey.height, { maxSymbols }).map(toSymbol);
+export function readDotCode(grey: GreyImage, maxSymbols: number, options: DotCodeOptions = {}): DotCodeSymbol[] {
+  return loadAddon().readImageSync(grey.data, grey.width, grey.height, { ...options, maxSymbols }).map(toSymbol);
 }
 
 /**
@@ -45,7 +48,7 @@ export function readDotCode(grey: GreyImage, maxSymbols: number): DotCodeSymbol[
  * event loop stays free. The addon holds a reference to `grey.data` until it answers: the plane
  * must not be transferred or changed before the promise settles. Bad arguments reject.
  */
-export async function readDotCodeAsync(grey: GreyImage, maxSymbols: number): Promise<DotCodeSymbol[]> {
-  const reads = await loadAddon().readImage(grey.data, grey.width, grey.height, { maxSymbols });
+export async function readDotCodeAsync(grey: GreyImage, maxSymbols: number, options: DotCodeOptions = {}): Promise<DotCodeSymbol[]> {
+  const reads = await loadAddon().readImage(grey.data, grey.width, grey.height, { ...options, maxSymbols });
   return reads.map(toSymbol);
 }

@@ -4,7 +4,7 @@
 export const DECODE_ERROR_CODES = [
   'empty_input', 'unsupported_format', 'image_too_large', 'unreadable_image', 'invalid_frame',
   'file_not_found', 'not_a_file', 'permission_denied', 'file_unreadable',
-  'unsupported_input', 'invalid_input', 'unknown_format_option', 'unknown_gs1_option',
+  'unsupported_input', 'invalid_input', 'unknown_format_option', 'unknown_gs1_option', 'unknown_speed_option',
   /** the addon refused the image (its own message follows) */
   'native',
   /** the engine itself failed (a worker died, a timeout): not the input's fault */

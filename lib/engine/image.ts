@@ -3,6 +3,8 @@
 // sharp cannot be told that OpenCV data is BGR. Every failure becomes an EngineError whose code
 // is the `<detail>` of `decode_error:<detail>`.
 import { promises as fsp } from 'fs';
+import { lumaPlane } from './luma';
+import { pngToGrey } from './png-grey';
 import type { ImageProbe } from './types';
 import { EngineError } from './errors';
 import { MAX_PIXELS } from './limits';
@@ -88,6 +90,9 @@ function sharp(): typeof import('sharp') {
 
 const LUMA: [number, number, number] = [0.299, 0.587, 0.114];
 
+/** Encoded PNGs up to this many pixels are decoded in the calling thread (png-grey.ts). */
+export const SMALL_IMAGE_PIXELS = 262_144;
+
 async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
   if (bytes.byteLength === 0) throw new EngineError('empty_input', 'the image is empty');
   const probe = probeImage(bytes);
@@ -95,6 +100,59 @@ async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
   if (probe.width && probe.height && probe.width * probe.height > MAX_PIXELS) {
     throw new EngineError('image_too_large', `${probe.width}x${probe.height} is over ${MAX_PIXELS} pixels`);
   }
+  // Shorter roads to the very same bytes (luma.ts). Small PNGs (barcode crops, the zxing
+  // samples): sharp's fixed cost per call (a thread hop and the pipeline's set-up, about 0.5 ms)
+  // outweighs inflating them here. Images without alpha up to RAW_IN_THREAD_PIXELS: libvips'
+  // recomb computes three float bands to keep one, about 12 ms of a 1280x720 JPEG's 17-19 ms on
+  // this machine, where the luma loop here takes about 3 ms (the bound and the cost that
+  // rawToGrey already accepts for raw colour frames).
+  const pixels = probe.width !== null && probe.height !== null ? probe.width * probe.height : Infinity;
+  if (pixels <= SMALL_IMAGE_PIXELS && probe.type === 'png') {
+    const g = pngToGrey(bytes);
+    if (g) return { ...g, owned: true };
+  }
+  if (pixels <= RAW_IN_THREAD_PIXELS && !mayHaveAlpha(bytes, probe.type)) {
+    const g = await srgbThenLuma(bytes);
+    if (g) return g;
+  }
+  return greyPipeline(bytes);
+}
+
+/**
+ * Whether the file may carry alpha, from its header: the whole pipeline flattens alpha before
+ * any colour conversion, which the short road (colour conversion, then luma here) cannot copy.
+ */
+function mayHaveAlpha(b: Uint8Array, type: 'png' | 'jpeg' | 'webp'): boolean {
+  if (type === 'jpeg') return false;
+  if (type === 'png') return true; // the PNGs pngToGrey left: with alpha, profiles, 16 bits, ...
+  const fourcc = String.fromCharCode(b[12], b[13], b[14], b[15]);
+  if (fourcc === 'VP8 ') return false; // simple lossy WebP: no alpha
+  if (fourcc === 'VP8L') return b.length < 25 || (b[24] & 0x10) !== 0; // alpha_is_used bit
+  return b.length < 21 || (b[20] & 0x10) !== 0; // VP8X: the alpha flag
+}
+
+/** sharp up to sRGB (EXIF orientation, colour profile, CMYK), then the luma in this thread. */
+async function srgbThenLuma(bytes: Uint8Array): Promise<GreyImage | null> {
+  let out: { data: Buffer; info: { width: number; height: number; channels: number; size: number } };
+  try {
+    out = await sharp()(bytes, { limitInputPixels: MAX_PIXELS, failOn: 'none' })
+      .rotate()
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+  } catch {
+    return null; // the whole pipeline reports the error as it always has
+  }
+  const { data, info } = out;
+  const n = info.width * info.height;
+  // Three 8-bit channels is the only case taken; anything else (alpha after all, 16 bits) goes
+  // through the whole pipeline.
+  if (info.channels !== 3 || data.byteLength !== n * 3) return null;
+  return { data: lumaPlane(data, n), width: info.width, height: info.height, owned: true };
+}
+
+/** The whole grey pipeline in libvips. */
+async function greyPipeline(bytes: Uint8Array): Promise<GreyImage> {
   try {
     const { data, info } = await sharp()(bytes, { limitInputPixels: MAX_PIXELS, failOn: 'none' })
       .rotate() // honour EXIF orientation, as a viewer would show the photo
@@ -114,6 +172,11 @@ async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
     if (/pixel limit/i.test(msg)) throw new EngineError('image_too_large', msg);
     throw new EngineError('unreadable_image', msg);
   }
+}
+
+/** For tests and benches: the whole libvips pipeline, whatever the image's size or type. */
+export function loadGreyPipeline(bytes: Uint8Array): Promise<GreyImage> {
+  return greyPipeline(bytes);
 }
 
 function checkRaw(data: Uint8Array, width: number, height: number, channels: number): number {

@@ -17,12 +17,13 @@ import { loadAddon } from './addon';
 import { warmGrey, type WireInput } from './image';
 import { decodeError } from './errors';
 import { defaultPoolSize, SyncBridge, WorkerPool } from './pool';
-import { runJob, type Job, type JobAnswer, type Readers } from './core';
+import { runJob, runZXingJobNow, warmGs1, type Job, type JobAnswer, type Readers, type ZXingJob } from './core';
+import { loadZXing, zxingLoaded } from './zxing';
 import { describeInput, inspectPrepared } from './inspect';
 import { failedReport } from './inspect-report';
 import {
-  FORMATS, GS1_MODES,
-  type DecodeAllResult, type DecodeOptions, type DecodeResult, type Format, type Gs1Mode,
+  FORMATS, GS1_MODES, SPEEDS,
+  type DecodeAllResult, type DecodeOptions, type DecodeResult, type Format, type Gs1Mode, type Speed,
   type ImageInput, type InspectOptions, type InspectReport, type SymbolResult,
 } from './types';
 
@@ -48,10 +49,30 @@ function theBridge(): SyncBridge {
   return bridge;
 }
 
-/** decode()/decodeAll(): DotCode in this thread (asynchronously), zxing in the pool. */
+/**
+ * Images up to this many pixels are read by zxing in the caller's thread (except with speed
+ * `thorough`). Moving the plane to a worker and the answer back costs about 0.2-0.5 ms on this
+ * 2-core machine (more under load), as much as zxing's whole read of a small image that holds a
+ * symbol. The price is that a small image with nothing readable in it holds the event loop while
+ * every pass runs: at most about 10 ms over the zxing samples up to this size (all five
+ * symbologies, balanced; bench/RESULTS.md, "zxing in the caller's thread"); `thorough`, whose
+ * extra passes can take twice that, always uses the pool, as do larger images, so one slow photo
+ * never stalls other requests.
+ */
+const ZXING_IN_THREAD_PIXELS = 100_000;
+
+function zxingStep(job: ZXingJob): Promise<JobAnswer> {
+  if (job.speed !== 'thorough' && job.grey.width * job.grey.height <= ZXING_IN_THREAD_PIXELS) {
+    if (zxingLoaded()) return Promise.resolve(runZXingJobNow(job));
+    void loadZXing().catch(() => undefined); // ready for the next small image; this one goes to the pool
+  }
+  return thePool().run(job);
+}
+
+/** decode()/decodeAll(): DotCode in this thread (asynchronously), zxing in the pool or, for small images, here. */
 const callerReaders: Readers = {
   dotcode: readDotCodeAsync,
-  zxing: (job) => thePool().run(job),
+  zxing: zxingStep,
 };
 
 async function runHere(job: Job): Promise<JobAnswer> {
@@ -124,13 +145,15 @@ function prepare(input: ImageInput): Prepared {
 function makeJob(input: ImageInput, options: DecodeOptions | undefined, all: boolean): { job: Job } | { error: string } {
   const format = options?.format;
   const gs1: Gs1Mode = options?.gs1 ?? 'auto';
+  const speed: Speed = options?.speed ?? 'balanced';
   if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
     return { error: decodeError('unknown_format_option') };
   }
   if (!(GS1_MODES as readonly string[]).includes(gs1)) return { error: decodeError('unknown_gs1_option') };
+  if (!(SPEEDS as readonly string[]).includes(speed)) return { error: decodeError('unknown_speed_option') };
   const p = prepare(input);
   if ('error' in p) return p;
-  return { job: { input: p.wire, format, gs1, all } };
+  return { job: { input: p.wire, format, gs1, speed, all } };
 }
 
 /** Buffers cross threads as plain Uint8Arrays: give the caller Buffers back. */
@@ -245,6 +268,9 @@ export async function warmUp(options: { sync?: boolean } = {}): Promise<void> {
   await warmHere();
   await thePool().warm(1);
   await thePool().warm();
+  // Last: this thread's zxing, for small images (ZXING_IN_THREAD_PIXELS). Compiling the wasm is
+  // asynchronous, so the event loop stays free meanwhile.
+  await loadZXing().catch(() => undefined);
 }
 
 let warmedHere: Promise<void> | null = null;

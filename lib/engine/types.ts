@@ -9,6 +9,16 @@ export type Format = (typeof FORMATS)[number];
 export const GS1_MODES = ['auto', 'always', 'off'] as const;
 export type Gs1Mode = (typeof GS1_MODES)[number];
 
+/**
+ * How hard the readers look (docs/engine.md, "Speed"): `balanced` (default) reads what the
+ * engine has always read, trying a cheap pass first and the expensive ones only when it finds
+ * nothing; `video` is one cheap pass per reader, for live camera frames where the next frame is
+ * another chance; `thorough` adds further passes (denoising, another binarizer) when the usual
+ * ones find nothing, for single photographs that must be read.
+ */
+export const SPEEDS = ['video', 'balanced', 'thorough'] as const;
+export type Speed = (typeof SPEEDS)[number];
+
 /** A raw frame of 8-bit pixels, row-major, no padding: grey (1), RGB (3) or RGBA (4) channels. */
 export interface RawFrame {
   data: Uint8Array | Uint8ClampedArray | Buffer;
@@ -34,6 +44,8 @@ export interface DecodeOptions {
   format?: Format;
   /** GS1 parsing mode, default `auto`. */
   gs1?: Gs1Mode;
+  /** `video`, `balanced` (default) or `thorough`: see {@link SPEEDS}. */
+  speed?: Speed;
   /**
    * Debugging: after the decode, also writes what the DotCode detector saw on this image into
    * this folder, as `inspect()` does with `out` (PNG overlays, report.txt, report.json). The

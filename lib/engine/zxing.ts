@@ -2,18 +2,39 @@
 // reader build). By default zxing-wasm downloads its .wasm from a CDN; we hand it the binary that
 // ships inside the package instead, so reading never touches the network.
 import * as fs from 'fs';
-import type { ReaderOptions, ReadResult } from 'zxing-wasm/reader';
+import type { ReadResult } from 'zxing-wasm/reader';
 import { textFromEciProtocol } from './charset';
 import type { GreyImage } from './image';
-import type { Format, Point } from './types';
+import { zxingPasses, type ZXingPass } from './speed';
+import type { Format, Point, Speed } from './types';
 
 type ZXingReader = typeof import('zxing-wasm/reader');
 
 export const ZXING_FORMATS = ['QRCode', 'DataMatrix', 'PDF417', 'Aztec', 'MaxiCode'] as const;
 export type ZXingFormat = (typeof ZXING_FORMATS)[number];
 
+/** The part of zxing-wasm's Emscripten module the engine calls directly (see readZXing). */
+interface ZXingModule {
+  _malloc(bytes: number): number;
+  _free(ptr: number): void;
+  HEAPU8: Uint8Array;
+  readBarcodesFromPixmap(ptr: number, width: number, height: number, options: PixmapOptions): ResultVector;
+}
+interface ResultVector { size(): number; get(i: number): RawResult; delete(): void }
+/** A result as the module hands it over, before zxing-wasm's own wrapper would convert it. */
+type RawResult = Omit<ReadResult, 'contentType'> & { contentType: number };
+
+/** zxing-wasm's options in the form its C++ side takes them (enums as indices, formats joined). */
+interface PixmapOptions {
+  formats: string; tryHarder: boolean; tryRotate: boolean; tryInvert: boolean; tryDownscale: boolean;
+  tryDenoise: boolean; binarizer: number; isPure: boolean; downscaleFactor: number; downscaleThreshold: number;
+  minLineCount: number; maxNumberOfSymbols: number; validateOptionalChecksum: boolean; returnErrors: boolean;
+  eanAddOnSymbol: number; textMode: number; characterSet: number; tryCode39ExtendedMode: boolean;
+}
+
 let reader: ZXingReader | undefined;
-let ready: Promise<unknown> | undefined;
+let ready: Promise<ZXingModule> | undefined;
+let zmod: ZXingModule | undefined;
 
 /** Absolute path of the reader .wasm inside node_modules (resolved, never fetched). */
 export function zxingWasmPath(): string {
@@ -26,17 +47,22 @@ export function loadZXing(): Promise<unknown> {
     reader = require('zxing-wasm/reader') as ZXingReader;
     const bin = fs.readFileSync(zxingWasmPath());
     const wasmBinary = bin.buffer.slice(bin.byteOffset, bin.byteOffset + bin.byteLength);
-    ready = reader.prepareZXingModule({
+    ready = (reader.prepareZXingModule({
       overrides: {
         wasmBinary,
         // Belt and braces: if the module ever asks for a file anyway, point it at the package.
         locateFile: (p: string) => (p.endsWith('.wasm') ? zxingWasmPath() : p),
       },
       fireImmediately: true,
-    });
+    }) as unknown as Promise<ZXingModule>).then((m) => (zmod = m));
     ready.catch(() => { ready = undefined; }); // let a later call retry a failed load
   }
   return ready;
+}
+
+/** True once this thread's module is instantiated: a read can then run without awaiting. */
+export function zxingLoaded(): boolean {
+  return zmod !== undefined;
 }
 
 export interface ZXingSymbol {
@@ -50,57 +76,112 @@ export interface ZXingSymbol {
   structuredAppend: { index: number; count: number; file_id: string | null } | null;
 }
 
+/** zxing-wasm's index of the content type GS1 (its ContentType list: Text, Binary, Mixed, GS1, ...). */
+const CONTENT_GS1 = 3;
+const BINARIZERS = { LocalAverage: 0, GlobalHistogram: 1 } as const;
+
 /**
- * Settings chosen against zxing-cpp's own sample suite (test/engine/corpus.test.ts): the thorough
- * mode with rotations, inverted symbols and downscaling, as zxing-cpp's test runner uses.
+ * One pass's options. Settings shared by every pass were chosen against zxing-cpp's own sample
+ * suite (test/engine/corpus.test.ts); speed.ts says which passes run.
  */
-function options(formats: readonly ZXingFormat[], maxSymbols: number): ReaderOptions {
+function options(formats: readonly ZXingFormat[], maxSymbols: number, pass: ZXingPass): PixmapOptions {
   return {
-    formats: [...formats],
-    tryHarder: true,
-    tryRotate: true,
-    tryInvert: true,
-    tryDownscale: true,
+    formats: formats.join(','),
+    tryHarder: pass.tryHarder,
+    tryRotate: pass.tryRotate,
+    tryInvert: pass.tryInvert,
+    tryDownscale: pass.tryDownscale,
+    tryDenoise: pass.tryDenoise,
+    binarizer: BINARIZERS[pass.binarizer],
+    isPure: false,
+    downscaleFactor: 3,
+    downscaleThreshold: 500,
+    minLineCount: 2,
     maxNumberOfSymbols: maxSymbols,
-    // Plain: bytes transcoded by ECI, and for QR Code segments without one, zxing-cpp's guess
-    // between ISO-8859-1, Shift_JIS and UTF-8 (see toSymbol). Unknown = let it guess.
-    textMode: 'Plain',
-    characterSet: 'Unknown',
+    validateOptionalChecksum: false,
+    returnErrors: false,
+    eanAddOnSymbol: 0, // Ignore
+    // Plain (0): bytes transcoded by ECI, and for QR Code segments without one, zxing-cpp's guess
+    // between ISO-8859-1, Shift_JIS and UTF-8 (see toSymbol). Unknown (0) = let it guess.
+    textMode: 0,
+    characterSet: 0,
+    tryCode39ExtendedMode: true,
   };
 }
 
 /**
- * zxing-wasm takes ImageData (RGBA) and itself folds it back to one luminance byte per pixel
- * before calling zxing-cpp, so the grey buffer is widened to RGBA once here (R=G=B=grey, A=255).
- * Timed in bench/engine-symbologies.ts ("rgba" column).
+ * This thread's copy of the grey plane inside the wasm heap, reused from call to call: a malloc
+ * and free per read would cost little, but a buffer the size of the last frame is what a stream
+ * of same-sized camera frames wants. Planes above KEEP_BYTES are freed after the read so one
+ * large photo does not pin its size for good (the wasm memory itself never shrinks).
  */
-export function greyToRgba(grey: GreyImage): Uint8ClampedArray {
+let plane = { ptr: 0, bytes: 0 };
+const KEEP_BYTES = 4 * 1024 * 1024;
+
+function copyIn(m: ZXingModule, grey: GreyImage): number {
   const n = grey.width * grey.height;
-  const rgba = new Uint8ClampedArray(n * 4);
-  const out32 = new Uint32Array(rgba.buffer);
-  const src = grey.data;
-  for (let i = 0; i < n; i++) {
-    const g = src[i];
-    out32[i] = 0xff000000 | (g << 16) | (g << 8) | g; // little-endian: bytes R,G,B,A
+  if (plane.bytes < n) {
+    if (plane.ptr) m._free(plane.ptr);
+    const ptr = m._malloc(n);
+    if (!ptr) throw new Error(`zxing: cannot allocate ${n} bytes`);
+    plane = { ptr, bytes: n };
   }
-  return rgba;
+  // HEAPU8 is read after malloc: growing the memory replaces the view.
+  m.HEAPU8.set(grey.data.subarray(0, n), plane.ptr);
+  return plane.ptr;
 }
 
-export async function readZXing(grey: GreyImage, formats: readonly ZXingFormat[], maxSymbols: number): Promise<ZXingSymbol[]> {
+function release(m: ZXingModule): void {
+  if (plane.bytes > KEEP_BYTES) {
+    m._free(plane.ptr);
+    plane = { ptr: 0, bytes: 0 };
+  }
+}
+
+/**
+ * Reads with the module's own entry point on the grey plane: zxing-wasm's readBarcodes wants
+ * RGBA ImageData, which it folds back to one luminance byte per pixel in JavaScript before the
+ * same call, so the grey plane goes in as it is (that widening and folding cost about as much as
+ * a read of a small image). The passes of `speed` run in order until one reads something.
+ */
+export function readZXingNow(grey: GreyImage, formats: readonly ZXingFormat[], maxSymbols: number, speed: Speed = 'balanced'): ZXingSymbol[] {
+  const m = zmod;
+  if (!m) throw new Error('zxing is not loaded in this thread (call loadZXing first)');
+  const ptr = copyIn(m, grey);
+  try {
+    for (const pass of zxingPasses(speed)) {
+      const found = collect(m.readBarcodesFromPixmap(ptr, grey.width, grey.height, options(formats, maxSymbols, pass)));
+      if (found.length) return found;
+    }
+    return [];
+  } finally {
+    release(m);
+  }
+}
+
+export async function readZXing(grey: GreyImage, formats: readonly ZXingFormat[], maxSymbols: number, speed: Speed = 'balanced'): Promise<ZXingSymbol[]> {
   await loadZXing();
-  const imageData = { data: greyToRgba(grey), width: grey.width, height: grey.height, colorSpace: 'srgb' };
-  const results = await reader!.readBarcodes(imageData as unknown as Parameters<ZXingReader['readBarcodes']>[0], options(formats, maxSymbols));
+  return readZXingNow(grey, formats, maxSymbols, speed);
+}
+
+/** The valid symbols of our formats; the C++ vector is freed (zxing-wasm's wrapper never does). */
+function collect(v: ResultVector): ZXingSymbol[] {
   const out: ZXingSymbol[] = [];
-  for (const r of results) {
-    if (!r.isValid) continue;
-    const format = r.format as Format;
-    if (!(ZXING_FORMATS as readonly string[]).includes(format)) continue;
-    out.push(toSymbol(r, format));
+  try {
+    for (let i = 0, n = v.size(); i < n; i++) {
+      const r = v.get(i);
+      if (!r.isValid) continue;
+      const format = r.format as Format;
+      if (!(ZXING_FORMATS as readonly string[]).includes(format)) continue;
+      out.push(toSymbol(r, format));
+    }
+  } finally {
+    v.delete();
   }
   return out;
 }
 
-function toSymbol(r: ReadResult, format: Format): ZXingSymbol {
+function toSymbol(r: RawResult, format: Format): ZXingSymbol {
   const bytes = Buffer.from(r.bytes);
   let text: string;
   let ecis: number[] = [];
@@ -126,7 +207,7 @@ function toSymbol(r: ReadResult, format: Format): ZXingSymbol {
     text,
     symbologyId: r.symbologyIdentifier,
     ecis,
-    gs1: r.contentType === 'GS1',
+    gs1: r.contentType === CONTENT_GS1,
     corners,
     structuredAppend: r.sequenceSize > 0
       ? { index: r.sequenceIndex + 1, count: r.sequenceSize, file_id: r.sequenceId || null }

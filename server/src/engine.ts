@@ -27,5 +27,5 @@ export const sdkEngine: Engine = {
   },
 };
 
-export { DECODE_ERROR_PREFIX, decodeErrorCode, FORMATS, GS1_MODES, isInternalError, MAX_IMAGE_BYTES, MAX_PIXELS } from 'dotcode-sdk/engine';
-export type { DecodeOptions, DecodeResult, Format, Gs1Mode, ImageProbe } from 'dotcode-sdk/engine';
+export { DECODE_ERROR_PREFIX, decodeErrorCode, FORMATS, GS1_MODES, isInternalError, MAX_IMAGE_BYTES, MAX_PIXELS, SPEEDS } from 'dotcode-sdk/engine';
+export type { DecodeOptions, DecodeResult, Format, Gs1Mode, ImageProbe, Speed } from 'dotcode-sdk/engine';

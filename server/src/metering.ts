@@ -8,11 +8,12 @@
 // engine failed (500). A decode that finds nothing is still a scan.
 import { ApiError } from './errors';
 import type { AppDeps } from './app';
-import { DECODE_ERROR_PREFIX, decodeErrorCode, FORMATS, GS1_MODES, isInternalError, type DecodeResult, type Format, type Gs1Mode } from './engine';
+import { DECODE_ERROR_PREFIX, decodeErrorCode, FORMATS, GS1_MODES, isInternalError, SPEEDS, type DecodeResult, type Format, type Gs1Mode, type Speed } from './engine';
 import { currentPeriod, dayOf } from './store/period';
 import type { ChargedScan, Customer, IdempotencyRef } from './store/types';
 
-export interface DecodeParams { format?: Format; gs1: Gs1Mode }
+/** `speed` is our extension of SPEC 4.1 (docs/api.md): absent means the engine's default, balanced. */
+export interface DecodeParams { format?: Format; gs1: Gs1Mode; speed?: Speed }
 
 export function parseDecodeQuery(q: Record<string, unknown>): DecodeParams {
   const one = (name: string): string | undefined => {
@@ -28,7 +29,11 @@ export function parseDecodeQuery(q: Record<string, unknown>): DecodeParams {
   if (!(GS1_MODES as readonly string[]).includes(gs1)) {
     throw new ApiError(400, 'invalid_gs1', `Unknown gs1 mode "${gs1}"; use auto, always or off.`);
   }
-  return { format: format as Format | undefined, gs1: gs1 as Gs1Mode };
+  const speed = one('speed');
+  if (speed !== undefined && !(SPEEDS as readonly string[]).includes(speed)) {
+    throw new ApiError(400, 'invalid_parameter', `Unknown speed "${speed}"; use ${SPEEDS.join(', ')}.`);
+  }
+  return { format: format as Format | undefined, gs1: gs1 as Gs1Mode, speed: speed as Speed | undefined };
 }
 
 /** What a quota answer says (GET /v1/usage, and the `quota` member of /v2/decode). */
@@ -77,7 +82,7 @@ export async function reserveAndDecode(deps: AppDeps, c: Customer, bytes: Buffer
   let result: DecodeResult;
   const t0 = process.hrtime.bigint();
   try {
-    result = await deps.engine.decode(bytes, { format: params.format, gs1: params.gs1 }, c.id);
+    result = await deps.engine.decode(bytes, { format: params.format, gs1: params.gs1, speed: params.speed }, c.id);
   } catch (err) {
     await back();
     throw err;

@@ -43,6 +43,12 @@ const decodeOp = (v2: boolean) => ({
   parameters: [
     { name: 'format', in: 'query', required: false, schema: ref('Format'), description: 'Restrict to one symbology; without it all are tried, DotCode first.' },
     { name: 'gs1', in: 'query', required: false, schema: { type: 'string', enum: ['auto', 'always', 'off'], default: 'auto' } },
+    {
+      name: 'speed', in: 'query', required: false, schema: { type: 'string', enum: ['video', 'balanced', 'thorough'], default: 'balanced' },
+      description: 'Our extension (not in the SPEC). `balanced`: a cheap pass first, the thorough passes only when it finds nothing (the read counts of every earlier version). ' +
+        '`video`: one cheap pass per reader, for live camera frames where the next frame is another chance. `thorough`: more passes (denoising, another binarizer) when the usual ones find nothing. ' +
+        'Another value: 400 `invalid_parameter`.',
+    },
     { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
       description: 'Retrying with the same key and the same body answers the stored first result without a second scan (kept 24 h); the same key with another body is 409.' },
   ],
@@ -72,8 +78,8 @@ export function openapiDocument(): Record<string, unknown> {
       title: 'DotCode Cloud API',
       version,
       description: 'Reads DotCode (and QR Code, Data Matrix, PDF417, Aztec, MaxiCode) from images, metered per scan against a monthly quota. ' +
-        'Every error answer is JSON {ok:false, error, message}. Web-socket: `wss://<host>/v1/live?api_key=<key>&format=<format>` (not expressible in OpenAPI): ' +
-        'one binary JPEG frame per message, one JSON decode result per frame in order; `frame_dropped` answers cost nothing; close 4402 after the quota runs out, 4401 on a bad key, 4400 on a bad format, 4429 when sockets are opened faster than the burst limit (each opening counts as one request) or the key already has its maximum of open sockets (`too_many_sockets`, 8 per key per server process), 1013 while the store is unreachable. A text message is answered `binary_frames_only`.',
+        'Every error answer is JSON {ok:false, error, message}. Web-socket: `wss://<host>/v1/live?api_key=<key>&format=<format>` (optional `speed` as on /v1/decode; not expressible in OpenAPI): ' +
+        'one binary JPEG frame per message, one JSON decode result per frame in order; `frame_dropped` answers cost nothing; close 4402 after the quota runs out, 4401 on a bad key, 4400 on a bad format or speed, 4429 when sockets are opened faster than the burst limit (each opening counts as one request) or the key already has its maximum of open sockets (`too_many_sockets`, 8 per key per server process), 1013 while the store is unreachable. A text message is answered `binary_frames_only`.',
     },
     components: {
       securitySchemes: {

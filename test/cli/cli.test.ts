@@ -63,6 +63,17 @@ describe('dotcode CLI', function () {
     assert.strictEqual(JSON.parse(r.stdout).gs1, null);
   });
 
+  it('--speed video|balanced|thorough is honoured; another value is a usage error', () => {
+    for (const speed of ['video', 'balanced', 'thorough']) {
+      const r = run(['decode', '--speed', speed, '--json', ex('qrcode.png')]);
+      assert.strictEqual(r.code, 0, `${speed}: ${r.stderr}`);
+      assert.strictEqual(JSON.parse(r.stdout).format, 'QRCode');
+    }
+    const bad = run(['decode', '--speed=fast', ex('qrcode.png')]);
+    assert.strictEqual(bad.code, 2);
+    assert.match(bad.stderr, /unknown --speed "fast" \(one of: video, balanced, thorough\)/);
+  });
+
   it('usage errors exit 2: unknown option, bad --format, bad --gs1, no files, unknown command', () => {
     for (const args of [['decode', '--fast', ex('qrcode.png')], ['decode', '--format', 'EAN13', ex('qrcode.png')],
       ['decode', '--gs1', 'yes', ex('qrcode.png')], ['decode'], ['decode', '--json'], ['frobnicate'], []]) {

@@ -61,6 +61,17 @@ describe('Cloud API (SQLite store)', function () {
     assert.ok(off.body.text.includes('\u001d'), 'raw text keeps the group separator');
   });
 
+  it('speed (our extension): video and thorough read the sample DotCode, each one scan', async () => {
+    const before = await used();
+    for (const speed of ['video', 'thorough']) {
+      const a = await request(`${srv.url}/v1/decode?speed=${speed}`, { body: DOTCODE_PNG, headers: hdr() });
+      assert.equal(a.status, 200, speed);
+      documented('/v1/decode', 'POST', a);
+      assert.equal(a.body.text, 'Hello from DotCode Reader', speed);
+    }
+    assert.equal(await used(), before + 2);
+  });
+
   it('an image without a code is 200 ok=false and still costs a scan; format restricts readers', async () => {
     const blank = await sharp({ create: { width: 200, height: 120, channels: 3, background: '#ffffff' } }).jpeg().toBuffer();
     const before = await used();
@@ -85,6 +96,8 @@ describe('Cloud API (SQLite store)', function () {
       ['/v1/decode', { body: Buffer.concat([DOTCODE_PNG.subarray(0, 40), Buffer.alloc(200)]), headers: hdr() }, 'unreadable_image'],
       ['/v1/decode?format=EAN13', { body: DOTCODE_PNG, headers: hdr() }, 'invalid_format'],
       ['/v2/decode?gs1=maybe', { body: DOTCODE_PNG, headers: hdr() }, 'invalid_gs1'],
+      ['/v1/decode?speed=fast', { body: DOTCODE_PNG, headers: hdr() }, 'invalid_parameter'],
+      ['/v1/decode?speed=video&speed=video', { body: DOTCODE_PNG, headers: hdr() }, 'invalid_parameter'],
     ];
     for (const [p, o, code] of cases) {
       const a = await request(`${srv.url}${p}`, o);

@@ -37,7 +37,8 @@ function decodeHandler(deps: AppDeps, withQuota: boolean): Koa.Middleware {
         throw new ApiError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
       }
       // same key + same request = same answer; the route and the options are part of "same"
-      const fp = createHash('sha256').update(`${ctx.path}\n${params.format ?? ''}\n${params.gs1}\n`).update(bytes).digest('hex');
+      // (speed only when given, so records made before it existed keep their fingerprints)
+      const fp = createHash('sha256').update(`${ctx.path}\n${params.format ?? ''}\n${params.gs1}\n${params.speed ? `${params.speed}\n` : ''}`).update(bytes).digest('hex');
       const begin = (takeOverFrom?: string) => deps.store.idempotencyBegin(c.id, idemKey, fp, processOwner, IDEMPOTENCY_LEASE_MS,
         deps.config.idempotencyTtlMs, deps.now(), takeOverFrom);
       let st = await begin();

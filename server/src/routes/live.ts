@@ -92,7 +92,7 @@ const openPerCustomer = new Map<string, number>();
 async function open(ws: WebSocket, req: IncomingMessage, deps: AppDeps): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://live');
   const q: Record<string, unknown> = {};
-  for (const k of ['format']) { const all = url.searchParams.getAll(k); if (all.length) q[k] = all.length > 1 ? all : all[0]; }
+  for (const k of ['format', 'speed']) { const all = url.searchParams.getAll(k); if (all.length) q[k] = all.length > 1 ? all : all[0]; }
   let customer: Customer;
   let params: DecodeParams;
   try {

@@ -1,0 +1,150 @@
+// Small PNGs straight to the grey plane in the calling thread, without sharp. A libvips pipeline
+// costs about 0.5 ms before it decodes a single pixel (a thread hop, pipeline set-up), which is
+// more than inflating and unfiltering a barcode-sized PNG takes here (bench/RESULTS.md, "zxing
+// formats against native zxing-cpp"). The output must be byte for byte what image.ts's sharp
+// pipeline gives, or reads would change: so only the plain cases are taken (8-bit samples, or
+// 1/2/4-bit grey and palette; not interlaced; no colour profile, gamma, EXIF or single-colour
+// transparency), and everything else returns null and goes to sharp. test/engine/png-grey.test.ts
+// compares the two on every PNG of the sample corpora.
+import { inflateSync } from 'zlib';
+import { lumaOf, flattenOnWhite } from './luma';
+
+/** Above this many pixels sharp is used anyway: its fixed cost no longer matters. */
+export const PNG_IN_THREAD_PIXELS = 1_000_000;
+
+const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** Chunks whose meaning libvips applies (or may apply) and this decoder does not: leave to sharp. */
+const HANDS_OFF = new Set(['iCCP', 'gAMA', 'cHRM', 'sRGB', 'eXIf', 'sBIT']);
+
+interface Header { width: number; height: number; depth: number; colour: number }
+
+/** Grey plane of a plain PNG, or null when it is not one this decoder takes. Throws on nothing. */
+export function pngToGrey(png: Uint8Array): { data: Uint8Array; width: number; height: number } | null {
+  try {
+    return decode(png);
+  } catch {
+    return null; // a damaged file: sharp gives the error message callers expect
+  }
+}
+
+function decode(b: Uint8Array): { data: Uint8Array; width: number; height: number } | null {
+  for (let i = 0; i < 8; i++) if (b[i] !== SIGNATURE[i]) return null;
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let header: Header | null = null;
+  let palette: Uint8Array | null = null;
+  let alphas: Uint8Array | null = null;
+  const idat: Uint8Array[] = [];
+  let o = 8;
+  for (;;) {
+    if (o + 8 > b.length) return null; // no IEND: truncated
+    const len = view.getUint32(o);
+    const type = String.fromCharCode(b[o + 4], b[o + 5], b[o + 6], b[o + 7]);
+    const body = o + 8;
+    if (body + len + 4 > b.length) return null;
+    if (type === 'IHDR') {
+      const interlace = b[body + 12];
+      if (interlace !== 0 || b[body + 10] !== 0 || b[body + 11] !== 0) return null;
+      header = { width: view.getUint32(body), height: view.getUint32(body + 4), depth: b[body + 8], colour: b[body + 9] };
+    } else if (type === 'PLTE') {
+      palette = b.subarray(body, body + len);
+    } else if (type === 'tRNS') {
+      if (header?.colour !== 3) return null; // a transparent grey level or colour: sharp's business
+      alphas = b.subarray(body, body + len);
+    } else if (type === 'IDAT') {
+      idat.push(b.subarray(body, body + len));
+    } else if (type === 'IEND') {
+      break;
+    } else if (HANDS_OFF.has(type)) {
+      return null;
+    }
+    o = body + len + 4; // CRCs are not checked: zlib's own check guards the pixel data
+  }
+  if (!header || !idat.length) return null;
+  const { width, height, depth, colour } = header;
+  if (width <= 0 || height <= 0 || width * height > PNG_IN_THREAD_PIXELS) return null;
+  const channels = ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as Record<number, number>)[colour];
+  if (!channels) return null;
+  const depthOk = depth === 8 || ((colour === 0 || colour === 3) && (depth === 1 || depth === 2 || depth === 4));
+  if (!depthOk) return null;
+  if (colour === 3 && !palette) return null;
+
+  const bitsPerPixel = channels * depth;
+  const stride = Math.ceil((width * bitsPerPixel) / 8);
+  const bpp = Math.max(1, bitsPerPixel >> 3); // filter distance in bytes
+  const raw = inflateSync(idat.length === 1 ? idat[0] : Buffer.concat(idat));
+  if (raw.length < (stride + 1) * height) return null;
+  const rows = unfilter(raw, stride, height, bpp);
+
+  const out = new Uint8Array(width * height);
+  const maxLevel = (1 << depth) - 1;
+  for (let y = 0; y < height; y++) {
+    const row = y * stride;
+    const dst = y * width;
+    for (let x = 0; x < width; x++) {
+      let v: number;
+      if (depth < 8) {
+        const bit = x * depth;
+        const s = (rows[row + (bit >> 3)] >> (8 - depth - (bit & 7))) & maxLevel;
+        v = colour === 0 ? (s * 255) / maxLevel : paletteGrey(palette!, alphas, s);
+      } else if (colour === 0) {
+        v = rows[row + x];
+      } else if (colour === 3) {
+        v = paletteGrey(palette!, alphas, rows[row + x]);
+      } else if (colour === 2) {
+        const p = row + x * 3;
+        v = lumaOf(rows[p], rows[p + 1], rows[p + 2]);
+      } else if (colour === 4) {
+        const p = row + x * 2;
+        v = flattenOnWhite(rows[p], rows[p + 1]);
+      } else {
+        const p = row + x * 4;
+        const a = rows[p + 3];
+        v = lumaOf(flattenOnWhite(rows[p], a), flattenOnWhite(rows[p + 1], a), flattenOnWhite(rows[p + 2], a));
+      }
+      out[dst + x] = v;
+    }
+  }
+  return { data: out, width, height };
+}
+
+function paletteGrey(palette: Uint8Array, alphas: Uint8Array | null, i: number): number {
+  const p = i * 3;
+  if (p + 2 >= palette.length) throw new Error('palette index out of range');
+  const a = alphas && i < alphas.length ? alphas[i] : 255;
+  if (a === 255) return lumaOf(palette[p], palette[p + 1], palette[p + 2]);
+  return lumaOf(flattenOnWhite(palette[p], a), flattenOnWhite(palette[p + 1], a), flattenOnWhite(palette[p + 2], a));
+}
+
+/** Undoes PNG's per-row filters (None, Sub, Up, Average, Paeth) in place of a fresh buffer. */
+function unfilter(raw: Uint8Array, stride: number, height: number, bpp: number): Uint8Array {
+  const out = new Uint8Array(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    const src = y * (stride + 1) + 1;
+    const dst = y * stride;
+    const up = dst - stride;
+    for (let i = 0; i < stride; i++) {
+      const x = raw[src + i];
+      const a = i >= bpp ? out[dst + i - bpp] : 0;
+      const b = y > 0 ? out[up + i] : 0;
+      let v: number;
+      switch (filter) {
+        case 0: v = x; break;
+        case 1: v = x + a; break;
+        case 2: v = x + b; break;
+        case 3: v = x + ((a + b) >> 1); break;
+        case 4: {
+          const c = y > 0 && i >= bpp ? out[up + i - bpp] : 0;
+          const p = a + b - c;
+          const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+          v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+          break;
+        }
+        default: throw new Error(`bad PNG filter ${filter}`);
+      }
+      out[dst + i] = v & 0xff;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,60 @@
+// What each `speed` setting (types.ts, SPEEDS) asks of the two readers. The zxing reader runs a
+// ladder of passes and stops at the first that reads something; the DotCode detector has its own
+// fast pass and slower fallbacks, switched by the addon's tryHarder option.
+//
+// Measured on ../shared/corpus/zxing-samples and on empty 1280x720 frames (bench/peers.ts,
+// bench/video-frame.ts; figures in bench/RESULTS.md): the thorough options that zxing-cpp's test
+// runner uses (tryHarder, tryRotate, tryInvert, tryDownscale) cost little on an image that holds
+// a symbol, since zxing-cpp stops at the first symbol found, but on a frame with nothing in it
+// they run every rotation, the inverted image and a downscaled copy: about 37 ms for the five
+// symbologies on 1280x720 against about 4.5 ms for one plain pass. The plain pass reads all but
+// 6 of the 331 corpus images the full one reads (bench/RESULTS.md, "zxing passes").
+import type { Speed } from './types';
+
+/** The reader options a pass sets; everything else is the same for every pass (zxing.ts). */
+export interface ZXingPass {
+  tryHarder: boolean;
+  tryRotate: boolean;
+  tryInvert: boolean;
+  tryDownscale: boolean;
+  tryDenoise: boolean;
+  binarizer: 'LocalAverage' | 'GlobalHistogram';
+}
+
+/** One plain pass: the image as it is, no rotations, no inversion, no downscaled copy. */
+const PLAIN: ZXingPass = { tryHarder: false, tryRotate: false, tryInvert: false, tryDownscale: false, tryDenoise: false, binarizer: 'LocalAverage' };
+
+/** What the engine always ran before `speed` existed; it sets the read counts the tests hold. */
+const FULL: ZXingPass = { tryHarder: true, tryRotate: true, tryInvert: true, tryDownscale: true, tryDenoise: false, binarizer: 'LocalAverage' };
+
+/**
+ * Further passes for `thorough`: zxing-cpp's morphological closing (fills broken modules of worn
+ * or inkjet-printed symbols) and the global-histogram binarizer (copes with some low-contrast
+ * prints the local one splits); each read two or three of the zxing samples FULL does not.
+ */
+const DENOISE: ZXingPass = { ...FULL, tryDenoise: true };
+const GLOBAL: ZXingPass = { ...FULL, binarizer: 'GlobalHistogram' };
+
+/**
+ * The ladder per speed. Every ladder after `video` starts with the plain pass and contains FULL,
+ * so `balanced` reads at least what FULL alone read, and `thorough` (a longer ladder with the
+ * same start) reads at least what `balanced` reads.
+ */
+const LADDERS: Record<Speed, readonly ZXingPass[]> = {
+  video: [PLAIN],
+  balanced: [PLAIN, FULL],
+  thorough: [PLAIN, FULL, DENOISE, GLOBAL],
+};
+
+export function zxingPasses(speed: Speed): readonly ZXingPass[] {
+  return LADDERS[speed];
+}
+
+/**
+ * (With `video` and no format, core.ts also runs the two readers at the same time.)
+ * The DotCode detector's options: on live frames only its fast pass (about 6 ms on an empty
+ * 1280x720 frame against about 30 ms with the fallbacks); otherwise the addon's defaults.
+ */
+export function dotcodeOptions(speed: Speed): { tryHarder?: boolean } {
+  return speed === 'video' ? { tryHarder: false } : {};
+}
