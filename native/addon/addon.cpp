@@ -201,7 +201,6 @@ Napi::Float32Array traceDotsToJs(Napi::Env env, const std::vector<dc::TraceDot>&
   return a;
 }
 
-
 Napi::Object traceToJs(Napi::Env env, const dc::DetectorTrace& t) {
   Napi::Object o = Napi::Object::New(env);
   Napi::Array passes = Napi::Array::New(env, t.passes.size());
@@ -211,7 +210,10 @@ Napi::Object traceToJs(Napi::Env env, const dc::DetectorTrace& t) {
     po.Set("via", Napi::String::New(env, p.via));
     po.Set("dark", Napi::Boolean::New(env, p.dark));
     Napi::Object region = Napi::Object::New(env);
-    region.Set("x0", p.x0); region.Set("y0", p.y0); region.Set("x1", p.x1); region.Set("y1", p.y1);
+    region.Set("x0", p.x0);
+    region.Set("y0", p.y0);
+    region.Set("x1", p.x1);
+    region.Set("y1", p.y1);
     po.Set("region", region);
     po.Set("scale", Napi::Number::New(env, p.scale));
     po.Set("dots", traceDotsToJs(env, p.dots));

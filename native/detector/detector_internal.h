@@ -37,18 +37,18 @@ struct Blob {
   float x = 0, y = 0;  // centroid in pixels (pixel centres at integer + 0.5)
   float d = 0;         // equivalent diameter sqrt(4*area/pi)
   int area = 0;
-  int w = 0, h = 0;    // bounding box size
-  int depth = 0;       // how far the darkest pixel lies beyond the local threshold (contrast)
+  int w = 0, h = 0;  // bounding box size
+  int depth = 0;     // how far the darkest pixel lies beyond the local threshold (contrast)
 };
 
 struct LocateParams {
-  bool dark = true;        // dark dots on a light ground (false: light dots, inverted print)
-  float alpha = 0.15f;     // threshold = localMean -/+ alpha * (localMean - localMin / localMax - localMean)
-  int minContrast = 24;    // blocks whose neighbourhood spans less than this hold no dots
-  int blockShift = 3;      // 8x8 pixel blocks
-  int radiusBlocks = 4;    // local statistics over (2R+1)^2 blocks
-  int maxDot = 48;         // blobs wider or taller than this are not dots
-  int maxRuns = 600000;    // bounded work on adversarial images (all-dots, stripes, noise)
+  bool dark = true;      // dark dots on a light ground (false: light dots, inverted print)
+  float alpha = 0.15f;   // threshold = localMean -/+ alpha * (localMean - localMin / localMax - localMean)
+  int minContrast = 24;  // blocks whose neighbourhood spans less than this hold no dots
+  int blockShift = 3;    // 8x8 pixel blocks
+  int radiusBlocks = 4;  // local statistics over (2R+1)^2 blocks
+  int maxDot = 48;       // blobs wider or taller than this are not dots
+  int maxRuns = 600000;  // bounded work on adversarial images (all-dots, stripes, noise)
   int maxBlobs = 60000;
   bool reuseStats = false;  // the image is the one of the previous call: keep its block statistics
 };
@@ -83,9 +83,9 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
 // Dots as local maxima of a centre-surround response (small dots that touch, faint dots).
 struct PeakParams {
   bool dark = true;
-  int surround = 3;        // box radius of the local mean
-  float minContrast = 4;   // grey levels a dot must stand out of its surround
-  float noiseK = 4;        // ... and this many times the image's median absolute response
+  int surround = 3;       // box radius of the local mean
+  float minContrast = 4;  // grey levels a dot must stand out of its surround
+  float noiseK = 4;       // ... and this many times the image's median absolute response
   int maxPeaks = 60000;
   float supportRadius = 12;  // mark peaks midway between two others within this radius (0: none)
 };
@@ -153,7 +153,7 @@ struct LatticeDot {
 };
 struct LatticeFit {
   std::vector<LatticeDot> dots;
-  float pitch = 0;   // mean distance between adjacent grid positions (X), pixels
+  float pitch = 0;  // mean distance between adjacent grid positions (X), pixels
   int rowMin = 0, rowMax = -1, colMin = 0, colMax = -1;
   bool basisFound = false;  // the cluster looked like a lattice, even if the growth was rejected
   float fullFraction = 0;   // share of tested dots with all four diagonal neighbours (textures: most)

@@ -26,10 +26,10 @@ struct TraceLattice {
 
 struct TracePass {
   std::string via;
-  bool dark = true;               // polarity of the dots looked for
-  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // the region read (caller's image)
-  float scale = 1;                // the pass image's pixels per caller pixel (2: upsampled)
-  std::vector<TraceDot> dots;     // dot candidates (at most kMaxTraceDots)
+  bool dark = true;                        // polarity of the dots looked for
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;      // the region read (caller's image)
+  float scale = 1;                         // the pass image's pixels per caller pixel (2: upsampled)
+  std::vector<TraceDot> dots;              // dot candidates (at most kMaxTraceDots)
   std::vector<std::vector<int>> clusters;  // indices into dots
   std::vector<TraceLattice> lattices;
 };
@@ -38,9 +38,9 @@ struct TracePass {
 struct TraceHypothesis {
   int pass = -1, lattice = -1;  // indices into DetectorTrace::passes and that pass's lattices
   int rows = 0, cols = 0;
-  std::vector<float> values;    // row-major presence, 0.5 = erasure
-  PointF corners[4];            // image positions of the grid's corner positions (as sampled)
-  std::string outcome;          // "decoded", "refused"
+  std::vector<float> values;  // row-major presence, 0.5 = erasure
+  PointF corners[4];          // image positions of the grid's corner positions (as sampled)
+  std::string outcome;        // "decoded", "refused"
 };
 
 struct DetectorTrace {

@@ -12,16 +12,16 @@
 namespace dc {
 
 struct ReadOptions {
-  bool tryHarder = true;        // run the slower passes when the fast one finds nothing
-  int maxSymbols = 8;           // stop after this many symbols
-  double timeBudgetMs = 250;    // hard bound on detector work per image
+  bool tryHarder = true;           // run the slower passes when the fast one finds nothing
+  int maxSymbols = 8;              // stop after this many symbols
+  double timeBudgetMs = 250;       // hard bound on detector work per image
   DetectorTrace* trace = nullptr;  // when set, filled with what every stage saw (inspect)
 };
 
 struct ReadResult {
   DotCodeSymbol symbol;
-  std::string via;              // the pass that read it: "dotcode:fast", "dotcode:adaptive", ...
-  PointF corners[4];            // symbol corners in image pixels: TL, TR, BR, BL (canonical)
+  std::string via;    // the pass that read it: "dotcode:fast", "dotcode:adaptive", ...
+  PointF corners[4];  // symbol corners in image pixels: TL, TR, BR, BL (canonical)
 };
 
 std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& options = {});

@@ -43,10 +43,10 @@ struct LocalMap {
 // Lines added per side at most, in units of the lattice's own size along that axis (and an
 // absolute cap): a pack symbol whose growth stopped a third of the way along still reaches its end.
 constexpr int kMaxLinesAbs = 64;
-constexpr int kMaxBlindLines = 8;  // glare-washed lines crossed before giving up
-constexpr int kQuietLines = 3;     // empty lines that end the symbol (its quiet zone)
-constexpr int kBackLines = 6;      // how far back along the axis the prediction looks
-constexpr float kDotScore = 0.6f;  // share of the local dot contrast a new dot must reach
+constexpr int kMaxBlindLines = 8;       // glare-washed lines crossed before giving up
+constexpr int kQuietLines = 3;          // empty lines that end the symbol (its quiet zone)
+constexpr int kBackLines = 6;           // how far back along the axis the prediction looks
+constexpr float kDotScore = 0.6f;       // share of the local dot contrast a new dot must reach
 constexpr float kMinStepShare = 0.18f;  // grid steps shorter than this share of the mean pitch end a side
 
 }  // namespace
@@ -191,7 +191,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
         const PointF o = alongCols ? m.at(1, 0) : m.at(0, 1);
         if ((ground - sampleDisc(img, o, rad, xm)) / contrast >= kDotScore) ++offInked;
       }
-  DBG("ext side %d line %d: total %d seen %d found %zu off %d empties %d blind %d outside %d\n", side, line, total, seen, found.size(), offInked, empties, blind, outside);
+      DBG("ext side %d line %d: total %d seen %d found %zu off %d empties %d blind %d outside %d\n", side, line, total, seen, found.size(), offInked, empties, blind, outside);
       if (total == 0 || outside || collapsed) break;  // off the image, nothing to predict from
       if (seen * 2 < total) {
         if (++blind > kMaxBlindLines) break;
@@ -220,8 +220,8 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
         b.x = f.x;
         b.y = f.y;
         b.d = dotD;
-        b.area = static_cast<int>(0.785f * dotD * dotD + 0.5f);
-        b.w = b.h = static_cast<int>(dotD + 0.5f);
+        b.area = static_cast<int>(std::lround(0.785f * dotD * dotD));
+        b.w = b.h = static_cast<int>(std::lround(dotD));
         b.depth = dotDepth;
         known[gridKey(f.row, f.col)] = {f.x, f.y, f.value};
         fit.dots.push_back({static_cast<int>(blobs.size()), f.row, f.col});

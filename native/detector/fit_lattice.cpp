@@ -174,7 +174,7 @@ bool peakVector(const std::vector<Vec>& vs, int bin, Vec& res) {
   if (cl <= 0) return false;
   res = {cx / cl * L, cy / cl * L};
   return true;
-  }
+}
 
 // Refines a basis on all vectors by least squares (three rounds); switches to the half-diagonals
 // when many vectors sit at (1/2, 1/2) (the peaks were then the row and column directions). False
@@ -213,7 +213,7 @@ bool refineBasis(const std::vector<Vec>& vs, Basis b, Basis& out) {
   if (sinAng < 0.5f) return false;  // more than 60 degrees of shear: not a plausible view
   out = b;
   return true;
-  }
+}
 
 // Estimates the diagonal basis from the neighbour vectors of the cluster.
 bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
@@ -279,7 +279,7 @@ bool dotStats(const std::vector<Blob>& blobs, const std::vector<int>& cluster, f
   cx /= cluster.size();
   cy /= cluster.size();
   const float dLo = 0.5f * dmed - 0.5f, dHi = 1.8f * dmed + 1.0f;  // dots of one symbol are alike
-  std::vector<int>& core = st.core;  // the members of the typical size
+  std::vector<int>& core = st.core;                                // the members of the typical size
   core.reserve(cluster.size());
   for (int k : cluster)
     if (blobs[k].d >= dLo && blobs[k].d <= dHi) {
@@ -374,7 +374,8 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
       const float px = gb.x + s.first * g.basis.ax + s.second * g.basis.bx;
       const float py = gb.y + s.first * g.basis.ay + s.second * g.basis.by;
       const int reach = std::abs(s.first) + std::abs(s.second);
-      const float tol = reach <= 1 ? tolBase : reach <= 3 ? tolBase * 1.15f : tolBase * 1.3f;
+      const float tol = reach <= 1 ? tolBase : reach <= 3 ? tolBase * 1.15f
+                                                          : tolBase * 1.3f;
       int best = -1;
       float bestD2 = tol * tol;
       index.forEachNear(px, py, tol, [&](int k) {

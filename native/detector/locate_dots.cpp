@@ -163,7 +163,6 @@ void blockThresholds(const LocateParams& p, size_t nb, LocateWorkspace& ws) {
     int t = static_cast<int>(std::max(0.0f, std::ceil(mean - delta)));
     ws.thr[b] = static_cast<int16_t>(t);
   }
-
 }
 
 // Foreground runs, row by row (ws.run*, ws.rowStart). False when p.maxRuns was exceeded.
@@ -254,10 +253,16 @@ void joinRuns(int H, LocateWorkspace& ws) {
       if (ws.runX1[a] > ws.runX0[c] && ws.runX1[c] > ws.runX0[a]) {
         int ra = unionRoot(ws.parent, a), rc = unionRoot(ws.parent, c);
         if (ra != rc) {
-          if (ra < rc) ws.parent[rc] = ra; else ws.parent[ra] = rc;
+          if (ra < rc)
+            ws.parent[rc] = ra;
+          else
+            ws.parent[ra] = rc;
         }
       }
-      if (ws.runX1[a] < ws.runX1[c]) ++a; else ++c;
+      if (ws.runX1[a] < ws.runX1[c])
+        ++a;
+      else
+        ++c;
     }
   }
 }
@@ -308,8 +313,8 @@ bool keepDotShapes(const GreyImage& img, const LocateParams& p, LocateWorkspace&
     }
     const int a = ws.cnt[i];
     const int mn = std::min(w, h), mx = std::max(w, h);
-    if ((mx >= 4 && mx > 3 * mn + 1) ||            // a stroke, not a dot
-        (w * h >= 12 && a * 10 < w * h * 3)) {     // a sparse shape (ring, letter, chain)
+    if ((mx >= 4 && mx > 3 * mn + 1) ||         // a stroke, not a dot
+        (w * h >= 12 && a * 10 < w * h * 3)) {  // a sparse shape (ring, letter, chain)
       if (a >= 6) ++ws.rejectedShapes;
       continue;
     }
@@ -349,7 +354,7 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
   const size_t nb = static_cast<size_t>((W + B - 1) >> S) * ((H + B - 1) >> S);
   const int R = p.radiusBlocks;
   const bool reuse = p.reuseStats && ws.statsData == img.data && ws.statsW == W && ws.statsH == H &&
-                     ws.statsStride == img.stride && ws.statsShift == S && ws.statsRadius == R;
+      ws.statsStride == img.stride && ws.statsShift == S && ws.statsRadius == R;
   if (!reuse) blockStatistics(img, S, R, ws);
   PPROF("  blockstats %.2fms\n", PPROF_MS_SINCE(t0_));
   blockThresholds(p, nb, ws);

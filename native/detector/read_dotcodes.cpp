@@ -82,7 +82,7 @@ void upsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
       int x1 = std::min(in.width - 1, x0 + 1);
       float fx = std::min(1.0f, std::max(0.0f, sx - x0));
       float v = (in.at(x0, y0) * (1 - fx) + in.at(x1, y0) * fx) * (1 - fy) + (in.at(x0, y1) * (1 - fx) + in.at(x1, y1) * fx) * fy;
-      buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(v + 0.5f);
+      buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(std::lround(v));
     }
   }
   out.data = buf.data();
@@ -148,14 +148,14 @@ void highPass(const GreyImage& in, int R, float gain, std::vector<uint32_t>& int
 
 // What a pass saw, to decide whether the harder passes are worth their time.
 struct PassStats {
-  bool lattice = false;  // a cluster looked like a dot lattice
+  bool lattice = false;    // a cluster looked like a dot lattice
   int rejectedShapes = 0;  // blob-like components too big or irregular for a dot (merged dots?)
   std::vector<Rect> tiny;  // regions of lattice-like clusters of very small dots
   // Regions where a harder pass could succeed: lattice-like clusters that did not read, and
   // filled components too big for a dot (dots merged by blur or ink spread).
   std::vector<Rect> focus;
-  float medianD = 0;  // median blob diameter of the last run (0: too few blobs)
-  int clusters = 0;   // clusters of similar dots the last run grouped (textures excluded)
+  float medianD = 0;         // median blob diameter of the last run (0: too few blobs)
+  int clusters = 0;          // clusters of similar dots the last run grouped (textures excluded)
   std::vector<Rect> merged;  // the filled components too big for a dot (pass coordinates)
 };
 
@@ -215,11 +215,23 @@ void extentHypotheses(const LatticeFit& f, std::vector<Extent>& out) {
   if (((base.rows + base.cols) & 1) == 1) {
     add(0, 0, 0, 0);
     // both dimensions off by one (a lost corner dot, a stray beyond a corner)
-    add(1, 0, 1, 0); add(1, 0, 0, 1); add(0, 1, 1, 0); add(0, 1, 0, 1);
-    add(-1, 0, -1, 0); add(-1, 0, 0, -1); add(0, -1, -1, 0); add(0, -1, 0, -1);
+    add(1, 0, 1, 0);
+    add(1, 0, 0, 1);
+    add(0, 1, 1, 0);
+    add(0, 1, 0, 1);
+    add(-1, 0, -1, 0);
+    add(-1, 0, 0, -1);
+    add(0, -1, -1, 0);
+    add(0, -1, 0, -1);
   } else {
-    add(1, 0, 0, 0); add(0, 1, 0, 0); add(0, 0, 1, 0); add(0, 0, 0, 1);
-    add(-1, 0, 0, 0); add(0, -1, 0, 0); add(0, 0, -1, 0); add(0, 0, 0, -1);
+    add(1, 0, 0, 0);
+    add(0, 1, 0, 0);
+    add(0, 0, 1, 0);
+    add(0, 0, 0, 1);
+    add(-1, 0, 0, 0);
+    add(0, -1, 0, 0);
+    add(0, 0, -1, 0);
+    add(0, 0, 0, -1);
   }
 }
 
@@ -459,7 +471,8 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     const int clusterIndex = static_cast<int>(&cluster - clusters.data());
     if (!ok) {
       traceLattice(tp, clusterIndex, ws.blobs, cand.fit, frame,
-                   cand.fit.texture ? "texture" : cand.fit.basisFound ? "lattice rejected (growth or fill)" : "no lattice");
+                   cand.fit.texture ? "texture" : cand.fit.basisFound ? "lattice rejected (growth or fill)"
+                                                                      : "no lattice");
       continue;
     }
     if (!cand.mapper.fit(ws.blobs, cand.fit)) {
@@ -563,15 +576,19 @@ class PassSchedule {
     for (float rr : gr)
       for (float cc : gc) {
         const PointF p = cand.mapper.map(rr, cc);
-        x0 = std::min(x0, p.x); x1 = std::max(x1, p.x);
-        y0 = std::min(y0, p.y); y1 = std::max(y1, p.y);
+        x0 = std::min(x0, p.x);
+        x1 = std::max(x1, p.x);
+        y0 = std::min(y0, p.y);
+        y1 = std::max(y1, p.y);
       }
     const bool beyond = x0 < 0 || y0 < 0 || x1 > img.width || y1 > img.height;
     if (beyond && frame.ox + frame.oy > 0 && (x1 - x0) * (y1 - y0) <= 400000.0f * frame.scale * frame.scale) {
       Rect b{static_cast<int>(x0 / frame.scale + frame.ox), static_cast<int>(y0 / frame.scale + frame.oy),
              static_cast<int>(x1 / frame.scale + frame.ox) + 1, static_cast<int>(y1 / frame.scale + frame.oy) + 1};
-      b.x0 = std::max(0, b.x0); b.y0 = std::max(0, b.y0);
-      b.x1 = std::min(image_.width, b.x1); b.y1 = std::min(image_.height, b.y1);
+      b.x0 = std::max(0, b.x0);
+      b.y0 = std::max(0, b.y0);
+      b.x1 = std::min(image_.width, b.x1);
+      b.y1 = std::min(image_.height, b.y1);
       if (b.x1 - b.x0 >= 8 && b.y1 - b.y0 >= 8) (pass.peaks ? (pass.dark ? spillPeaksDark_ : spillPeaksLight_) : spill_).push_back(b);
     }
   }
@@ -659,9 +676,9 @@ class PassSchedule {
         focusRegions(dark_.merged, image_.width, image_.height, panels, false);
         regions.insert(regions.end(), panels.begin(), panels.end());
       }
-  #ifdef DC_PROF
+#ifdef DC_PROF
       for (const Rect& r : regions) PPROF("  peaks %s region %d,%d-%d,%d\n", pass->dark ? "dark" : "light", r.x0, r.y0, r.x1, r.y1);
-  #endif
+#endif
       // bounded work, as for the other region passes: an empty frame must not pay a whole-frame
       // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
       double budget = pass->dark ? kPeaksPixelsDark : kPeaksPixels;
@@ -768,7 +785,8 @@ void cornersOf(const GridMapper& m, const Extent& e, const Frame& f, int orienta
   }
   for (int k = 0; k < 4; ++k) {
     const int src = t.sourceIndex(canon[k][0], canon[k][1]);
-    const PointF p = m.map(static_cast<float>(e.rowMin + src / e.cols), static_cast<float>(e.colMin + src % e.cols));
+    const int row = e.rowMin + src / e.cols, col = e.colMin + src % e.cols;
+    const PointF p = m.map(static_cast<float>(row), static_cast<float>(col));
     out[k] = PointF{p.x / f.scale + f.ox, p.y / f.scale + f.oy};
   }
 }

@@ -91,7 +91,10 @@ bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) 
     mx += blobs[d.blob].x;
     my += blobs[d.blob].y;
   }
-  mc /= n; mr /= n; mx /= n; my /= n;
+  mc /= n;
+  mr /= n;
+  mx /= n;
+  my /= n;
   const double gs = std::max(1.0, 0.5 * std::max(lattice.rowMax - lattice.rowMin, lattice.colMax - lattice.colMin));
   const double is = std::max(1.0, gs * lattice.pitch);
   std::vector<double> gc(n), gr(n), px(n), py(n);
@@ -204,8 +207,10 @@ void GridMapper::fitLocalAffine(const std::vector<Blob>& blobs, const LatticeFit
           const int r2 = rr + dr, c2 = cc + dcol;
           if (r2 < 0 || c2 < 0 || r2 >= rows_ || c2 >= cols_ || at[static_cast<size_t>(r2) * cols_ + c2] < 0) continue;
           ++count;
-          rMin = std::min(rMin, dr); rMax = std::max(rMax, dr);
-          cMin = std::min(cMin, dcol); cMax = std::max(cMax, dcol);
+          rMin = std::min(rMin, dr);
+          rMax = std::max(rMax, dr);
+          cMin = std::min(cMin, dcol);
+          cMax = std::max(cMax, dcol);
         }
       if (count < 5 || rMax - rMin < 2 || cMax - cMin < 2) continue;
       constexpr int np = 3;
@@ -324,8 +329,10 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
       float inkLevel = inkW[idx] > 0.2f ? ink[idx] / inkW[idx] : ground * globalRatio;
       const float contrast = ground - inkLevel;
       float v;
-      if (contrast < 8) v = 0.5f;
-      else v = (ground - I[idx]) / contrast;
+      if (contrast < 8)
+        v = 0.5f;
+      else
+        v = (ground - I[idx]) / contrast;
       // Glare over light dots: where an off-lattice neighbour (always empty in a DotCode) is
       // clipped white, the light is not the print's (a streak reads as ink in the light dots'
       // polarity), so the position becomes an erasure, which costs Reed-Solomon half what a
@@ -346,7 +353,7 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
           if (b.d < 0.7f * ctx.dotD || off) v = 0.5f;
         }
         DBG("  weakdot v%.2f at (%.1f,%.1f) blob %d lattice %d d%.1f/%.1f off %.2f\n", v, p.x, p.y, k, dotBlob[idx] >= 0,
-                k >= 0 ? (*ctx.blobs)[k].d : 0.f, ctx.dotD, k >= 0 ? std::hypot((*ctx.blobs)[k].x - p.x, (*ctx.blobs)[k].y - p.y) / ctx.pitch : 0.f);
+            k >= 0 ? (*ctx.blobs)[k].d : 0.f, ctx.dotD, k >= 0 ? std::hypot((*ctx.blobs)[k].x - p.x, (*ctx.blobs)[k].y - p.y) / ctx.pitch : 0.f);
       }
       g.value[static_cast<size_t>(r) * cols + c] = std::min(1.0f, std::max(0.0f, v));
     }

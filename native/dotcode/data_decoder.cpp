@@ -10,7 +10,9 @@ namespace {
 constexpr char kGS = 0x1D, kRS = 0x1E, kEOT = 0x04;
 constexpr int kMaxEci = 811799;
 
-enum class Set { A, B, C };
+enum class Set { A,
+                 B,
+                 C };
 
 // Structured Append index/count character (FORMAT.md 8.9): '1'..'9' -> 1..9, 'A'..'Z' -> 10..35.
 int saNumber(int v) {
@@ -89,14 +91,16 @@ class Decoder {
         if (!common(v, i)) return false;
         continue;
       }
-      bool ok = cur == Set::C ? setC(v, i) : cur == Set::A ? setA(v) : setB(v);
+      bool ok = cur == Set::C ? setC(v, i) : cur == Set::A ? setA(v)
+                                                           : setB(v);
       if (!ok) return false;
     }
     if (binary_ && !flushBinary()) return false;
     if (eciPending_ > 0) return false;  // binary ended inside an ECI marker
     out_.bytes += macroTrailer;
 
-    int modifier = out_.gs1 ? 1 : aimIndicator_ ? 2 : 0;
+    int modifier = out_.gs1 ? 1 : aimIndicator_ ? 2
+                                                : 0;
     if (!out_.ecis.empty()) modifier += 3;
     out_.symbologyId = "]J" + std::to_string(modifier);
     return true;
@@ -188,8 +192,8 @@ class Decoder {
         const size_t pos = i - 1;
         const bool afterPair = pos == 1 && d_[0] <= 99;
         const bool afterLetter = out_.bytes.size() == 1 && out_.macro.empty() && !out_.readerInit &&
-                                 out_.ecis.empty() && std::isalpha(static_cast<unsigned char>(out_.bytes[0])) &&
-                                 d_[0] != 107;
+            out_.ecis.empty() && std::isalpha(static_cast<unsigned char>(out_.bytes[0])) &&
+            d_[0] != 107;
         if (afterPair || afterLetter) {
           aimIndicator_ = true;
           out_.gs1 = false;
@@ -252,7 +256,8 @@ class Decoder {
     }
     if (eciPending_ > 0) return false;
     binary_ = false;
-    latch(v == 109 ? Set::A : v == 110 ? Set::B : Set::C);  // 112: latch C + separator [?]
+    latch(v == 109 ? Set::A : v == 110 ? Set::B
+                                       : Set::C);  // 112: latch C + separator [?]
     return true;
   }
 

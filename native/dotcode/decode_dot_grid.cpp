@@ -45,8 +45,8 @@ bool decodeReading(const DotGrid& grid, const SymbolLayout& layout, const std::v
 
 bool sameContent(const DotCodeSymbol& a, const DotCodeSymbol& b) {
   return a.bytes == b.bytes && a.gs1 == b.gs1 && a.ecis == b.ecis && a.eciSegments == b.eciSegments &&
-         a.readerInit == b.readerInit && a.macro == b.macro && a.structuredAppendIndex == b.structuredAppendIndex &&
-         a.structuredAppendCount == b.structuredAppendCount;
+      a.readerInit == b.readerInit && a.macro == b.macro && a.structuredAppendIndex == b.structuredAppendIndex &&
+      a.structuredAppendCount == b.structuredAppendCount;
 }
 
 }  // namespace

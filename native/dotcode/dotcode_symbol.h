@@ -31,23 +31,23 @@ struct EciSegment {
 };
 
 struct DotCodeSymbol {
-  std::string bytes;             // payload bytes exactly as encoded (GS1: FNC1 -> 0x1D)
-  bool gs1 = false;              // FNC1 in first position
-  std::vector<int> ecis;         // ECI designators in order of appearance
+  std::string bytes;                    // payload bytes exactly as encoded (GS1: FNC1 -> 0x1D)
+  bool gs1 = false;                     // FNC1 in first position
+  std::vector<int> ecis;                // ECI designators in order of appearance
   std::vector<EciSegment> eciSegments;  // the same ECIs with their byte offsets, same order
-  int structuredAppendIndex = 0; // 1..count when part of a structured append sequence, else 0
+  int structuredAppendIndex = 0;        // 1..count when part of a structured append sequence, else 0
   int structuredAppendCount = 0;
   int structuredAppendFileId = -1;  // -1: none in the symbol
   bool readerInit = false;
-  std::string macro;             // "05", "06", "12", "generic" or "" (ISO/IEC 15434 header)
-  std::string symbologyId;       // AIM identifier, e.g. "]J0" (never part of bytes)
-  int rows = 0;                  // symbol size in canonical orientation
+  std::string macro;        // "05", "06", "12", "generic" or "" (ISO/IEC 15434 header)
+  std::string symbologyId;  // AIM identifier, e.g. "]J0" (never part of bytes)
+  int rows = 0;             // symbol size in canonical orientation
   int cols = 0;
   int mask = 0;
   int errorsCorrected = 0;
   int erasuresCorrected = 0;
-  int ecBudget = 0;              // total check codewords (sum over blocks)
-  int orientation = 0;           // which of the 8 transforms of the input grid was canonical
+  int ecBudget = 0;     // total check codewords (sum over blocks)
+  int orientation = 0;  // which of the 8 transforms of the input grid was canonical
   bool mirrored = false;
 };
 

@@ -26,12 +26,22 @@ struct Tables {
 };
 inline constexpr Tables kTables{};
 
-inline int add(int a, int b) { int s = a + b; return s >= kP ? s - kP : s; }
-inline int sub(int a, int b) { int s = a - b; return s < 0 ? s + kP : s; }
+inline int add(int a, int b) {
+  int s = a + b;
+  return s >= kP ? s - kP : s;
+}
+inline int sub(int a, int b) {
+  int s = a - b;
+  return s < 0 ? s + kP : s;
+}
 inline int neg(int a) { return a == 0 ? 0 : kP - a; }
 inline int mul(int a, int b) { return a * b % kP; }
 inline int inv(int a) { return kTables.inv[a]; }  // inv(0) is 0: callers never divide by zero
 // alpha^e for any integer e (negative allowed).
-inline int pow3(int e) { e %= kOrder; if (e < 0) e += kOrder; return kTables.exp[e]; }
+inline int pow3(int e) {
+  e %= kOrder;
+  if (e < 0) e += kOrder;
+  return kTables.exp[e];
+}
 
 }  // namespace dc::gf113

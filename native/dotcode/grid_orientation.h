@@ -14,10 +14,22 @@ struct GridTransform {
   int sourceIndex(int r, int c) const {
     int a, b;  // position in the input grid
     switch (t & 3) {
-      case 0: a = r; b = c; break;
-      case 1: a = inRows - 1 - c; b = r; break;  // quarter turn clockwise
-      case 2: a = inRows - 1 - r; b = inCols - 1 - c; break;
-      default: a = c; b = inCols - 1 - r; break;
+      case 0:
+        a = r;
+        b = c;
+        break;
+      case 1:
+        a = inRows - 1 - c;
+        b = r;
+        break;  // quarter turn clockwise
+      case 2:
+        a = inRows - 1 - r;
+        b = inCols - 1 - c;
+        break;
+      default:
+        a = c;
+        b = inCols - 1 - r;
+        break;
     }
     if (t >= 4) b = inCols - 1 - b;
     return a * inCols + b;

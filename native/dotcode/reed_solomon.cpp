@@ -53,7 +53,7 @@ std::vector<int> rsGenerator(int k) {
     const int root = gf::pow3(i);
     std::vector<int> next(g.size() + 1, 0);
     for (size_t j = 0; j < g.size(); ++j) {
-      next[j] = gf::add(next[j], g[j]);                        // * x
+      next[j] = gf::add(next[j], g[j]);                         // * x
       next[j + 1] = gf::sub(next[j + 1], gf::mul(g[j], root));  // * (-root)
     }
     g.swap(next);
@@ -97,7 +97,7 @@ RsOutcome rsDecode(std::vector<int>& block, int k, const std::vector<int>& erasu
   if (rho > k) return out;  // more unknowns than check words: hopeless, never guess
   out.erasures = rho;
 
-  int S[gf::kP + 1] = {};  // S[1..k]
+  int S[gf::kP + 1] = {};        // S[1..k]
   if (syndromes(block, k, S)) {  // nothing wrong, erased positions already hold the right values
     out.ok = true;
     return out;
@@ -165,7 +165,7 @@ RsOutcome rsDecode(std::vector<int>& block, int k, const std::vector<int>& erasu
     corrected[idx] = gf::sub(corrected[idx], e);
     if (!std::binary_search(erasures.begin(), erasures.end(), idx)) ++errors;
   }
-  if (roots != degL || errors != nu) return out;  // locator does not split over this block
+  if (roots != degL || errors != nu) return out;   // locator does not split over this block
   if (!rsSyndromesZero(corrected, k)) return out;  // never accept an unverified correction
   block.swap(corrected);
   out.errors = errors;

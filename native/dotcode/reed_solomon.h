@@ -14,8 +14,8 @@ std::vector<int> rsGenerator(int k);
 
 struct RsOutcome {
   bool ok = false;
-  int errors = 0;     // corrected positions that were not flagged as erasures
-  int erasures = 0;   // erasure positions handed in (each costs one check word)
+  int errors = 0;    // corrected positions that were not flagged as erasures
+  int erasures = 0;  // erasure positions handed in (each costs one check word)
   int cost() const { return erasures + 2 * errors; }
 };
 

@@ -11,12 +11,12 @@ constexpr int kMaxSymbolSide = 1000;
 
 struct SymbolLayout {
   int rows = 0, cols = 0;
-  int dots = 0;           // N = rows*cols/2 dot positions
-  int totalWords = 0;     // NW: mask word + data + check words
-  int dataWords = 0;      // ND: mask word included
-  int checkWords = 0;     // NC
-  int blocks = 0;         // B = ceil(NW/112)
-  bool valid = false;     // false when the size cannot hold a symbol
+  int dots = 0;        // N = rows*cols/2 dot positions
+  int totalWords = 0;  // NW: mask word + data + check words
+  int dataWords = 0;   // ND: mask word included
+  int checkWords = 0;  // NC
+  int blocks = 0;      // B = ceil(NW/112)
+  bool valid = false;  // false when the size cannot hold a symbol
 };
 
 // Size-derived counts. valid = false for H+W even, sizes under 5, or no room for data.

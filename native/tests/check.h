@@ -37,20 +37,29 @@ inline void fail(const char* file, int line, const std::string& what) {
 
 #define CHECK_CAT2(a, b) a##b
 #define CHECK_CAT(a, b) CHECK_CAT2(a, b)
-#define TEST(name)                                                                  \
-  static void CHECK_CAT(test_fn_, __LINE__)();                                      \
+#define TEST(name)                                                                            \
+  static void CHECK_CAT(test_fn_, __LINE__)();                                                \
   static check::Register CHECK_CAT(test_reg_, __LINE__)(name, CHECK_CAT(test_fn_, __LINE__)); \
   static void CHECK_CAT(test_fn_, __LINE__)()
 
-#define CHECK(cond) \
-  do { if (!(cond)) check::fail(__FILE__, __LINE__, #cond); } while (0)
-#define REQUIRE(cond) \
-  do { if (!(cond)) { check::fail(__FILE__, __LINE__, #cond); throw check::Abort{}; } } while (0)
-#define CHECK_EQ(a, b)                                                                    \
-  do {                                                                                    \
-    auto va_ = (a); auto vb_ = (b);                                                       \
-    if (!(va_ == vb_)) {                                                                  \
-      std::ostringstream os_; os_ << #a << " == " << #b << " (" << va_ << " vs " << vb_ << ")"; \
-      check::fail(__FILE__, __LINE__, os_.str());                                         \
-    }                                                                                     \
+#define CHECK(cond)                                      \
+  do {                                                   \
+    if (!(cond)) check::fail(__FILE__, __LINE__, #cond); \
+  } while (0)
+#define REQUIRE(cond)                         \
+  do {                                        \
+    if (!(cond)) {                            \
+      check::fail(__FILE__, __LINE__, #cond); \
+      throw check::Abort{};                   \
+    }                                         \
+  } while (0)
+#define CHECK_EQ(a, b)                                                  \
+  do {                                                                  \
+    auto va_ = (a);                                                     \
+    auto vb_ = (b);                                                     \
+    if (!(va_ == vb_)) {                                                \
+      std::ostringstream os_;                                           \
+      os_ << #a << " == " << #b << " (" << va_ << " vs " << vb_ << ")"; \
+      check::fail(__FILE__, __LINE__, os_.str());                       \
+    }                                                                   \
   } while (0)

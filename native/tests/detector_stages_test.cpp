@@ -51,10 +51,10 @@ std::vector<Matrix> loadMatrices() {
 
 struct RenderSpec {
   int width = 400, height = 300;
-  double module = 6;       // pixels between adjacent grid positions
-  double dot = 0.8;        // dot diameter in modules
-  double angle = 0;        // degrees
-  double tiltX = 0;        // perspective: projective coefficients (per pixel)
+  double module = 6;  // pixels between adjacent grid positions
+  double dot = 0.8;   // dot diameter in modules
+  double angle = 0;   // degrees
+  double tiltX = 0;   // perspective: projective coefficients (per pixel)
   double tiltY = 0;
   bool inverted = false;
   uint8_t ink = 30, ground = 225;
@@ -180,8 +180,10 @@ TEST("detector stages: clean upright symbols sample exactly") {
     RenderSpec s;
     s.module = 5;
     int bad = runCase(ms[i], s);
-    if (bad == 0) ++exact;
-    else std::cerr << "  clean vector " << i << " (" << ms[i].rows << "x" << ms[i].cols << "): " << bad << "\n";
+    if (bad == 0)
+      ++exact;
+    else
+      std::cerr << "  clean vector " << i << " (" << ms[i].rows << "x" << ms[i].cols << "): " << bad << "\n";
   }
   CHECK_EQ(exact, n);
 }
@@ -200,8 +202,10 @@ TEST("detector stages: rotated and tilted symbols sample exactly") {
     s.tiltX = tilt(rng) * 6 / s.module;
     s.tiltY = tilt(rng) * 6 / s.module;
     int bad = runCase(ms[i], s);
-    if (bad == 0) ++exact;
-    else std::cerr << "  rotated vector " << i << " angle " << s.angle << " module " << s.module << ": " << bad << "\n";
+    if (bad == 0)
+      ++exact;
+    else
+      std::cerr << "  rotated vector " << i << " angle " << s.angle << " module " << s.module << ": " << bad << "\n";
   }
   CHECK(exact >= n - 1);
 }
@@ -378,7 +382,7 @@ PackScene cylinderScene(const Matrix& mx, double module, double halfArcDeg, doub
           const int rc = static_cast<int>(std::lround(col)), rr = static_cast<int>(std::lround(row));
           const double du = col - rc, dv = row - rr;
           const bool ink = rr >= 0 && rc >= 0 && rr < mx.rows && rc < mx.cols && mx.m[rr][rc] == '1' &&
-                           du * du + dv * dv <= 0.4 * 0.4;
+              du * du + dv * dv <= 0.4 * 0.4;
           // the surface darkens towards the silhouette (Lambertian, light from the camera)
           const double shade = 0.55 + 0.45 * std::sqrt(1 - (across / radius) * (across / radius));
           sum += ink ? 30 : static_cast<int>(225 * shade);
@@ -476,8 +480,10 @@ TEST("detector stages: a lattice cut short is followed over the image to the sym
     dc::det::calibrateLevels(ctx, blobs, fit);
     const dc::DotGrid g = dc::det::sampleGrid(ctx, fit, fit.rowMin, H2, fit.colMin, W2);
     const int bad = mismatches(g, mx);
-    if (H2 == H && W2 == W && bad == 0) ++exact;
-    else std::cerr << "  cut vector " << i << " (" << mx.rows << "x" << mx.cols << "): extended to " << H2 << "x" << W2 << " of " << H << "x" << W << ", " << bad << " mismatches\n";
+    if (H2 == H && W2 == W && bad == 0)
+      ++exact;
+    else
+      std::cerr << "  cut vector " << i << " (" << mx.rows << "x" << mx.cols << "): extended to " << H2 << "x" << W2 << " of " << H << "x" << W << ", " << bad << " mismatches\n";
   }
   REQUIRE(n >= 6);
   CHECK_EQ(exact, n);

@@ -14,8 +14,8 @@
 
 namespace {
 
-using dctest::packBinary;
 using dctest::cat;
+using dctest::packBinary;
 
 using Segs = std::vector<dc::EciSegment>;
 
@@ -23,7 +23,6 @@ std::ostream& operator<<(std::ostream& os, const Segs& s) {
   for (auto& e : s) os << "(" << e.offset << "," << e.eci << ")";
   return os;
 }
-
 
 // A `zint --dump` matrix: one line per row, hex digits (spaces ignored), most significant bit of
 // each digit first; the last digit of a row is padded, so the width has to be given.
@@ -152,11 +151,14 @@ TEST("dotcode eci segments: offsets count the macro header and upper shift bytes
   dc::DotCodeSymbol s;
   // Latch B + macro 05 writes "[)>" RS "05" GS (7 bytes) before the data; ECI 26 comes after it.
   REQUIRE(dc::decodeDataCodewords({106, 97, 108, 26, 33}, s));
-  CHECK_EQ(s.bytes, std::string("[)>\x1E" "05\x1D" "A\x1E\x04"));
+  CHECK_EQ(s.bytes, std::string("[)>\x1E"
+                                "05\x1D"
+                                "A\x1E\x04"));
   CHECK_EQ(s.eciSegments, (Segs{{7, 26}}));
   // Upper Shift B (one byte 0xE9) before FNC2 7.
   REQUIRE(dc::decodeDataCodewords({106, 111, 73, 108, 7, 33}, s));
-  CHECK_EQ(s.bytes, std::string("\xE9" "A"));
+  CHECK_EQ(s.bytes, std::string("\xE9"
+                                "A"));
   CHECK_EQ(s.eciSegments, (Segs{{1, 7}}));
 }
 
@@ -175,7 +177,8 @@ TEST("dotcode eci segments: 256-258 markers inside binary mode, across groups an
   CHECK_EQ(s.eciSegments, (Segs{{5, 7}}));
   // Binary ECI, leave binary (110 = Latch B), then FNC2 in set B: both recorded in order.
   REQUIRE(dc::decodeDataCodewords(cat(cat({112}, packBinary({256, 3, 0xFC})), {110, 33, 108, 26, 34}), s));
-  CHECK_EQ(s.bytes, std::string("\xFC" "AB"));
+  CHECK_EQ(s.bytes, std::string("\xFC"
+                                "AB"));
   CHECK_EQ(s.eciSegments, (Segs{{0, 3}, {2, 26}}));
 }
 
@@ -189,11 +192,12 @@ TEST("dotcode eci segments: zint multi-ECI symbols, every orientation") {
   };
   const Case cases[] = {
       {"latin1 then utf8", kLatin1ThenUtf8, 41,
-       "Gr\xFC\xDF" "e" "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E \xD1\x82\xD0\xB5\xD0\xBA\xD1\x81\xD1\x82",
+       "Gr\xFC\xDF"
+       "e"
+       "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E \xD1\x82\xD0\xB5\xD0\xBA\xD1\x81\xD1\x82",
        {{0, 3}, {5, 26}}},
       {"default then cyrillic", kDefaultThenCyrillic, 27, "ABC\xBF\xE0\xD8\xD2\xD5\xE2", {{3, 7}}},
-      {"binary then utf8 in binary", kBinaryThenUtf8, 33,
-       std::string("\x00\x01\x02\x80\xFF\xFE\x00\x9F", 8) + "\xE2\x82\xAC ok", {{0, 899}, {8, 26}}},
+      {"binary then utf8 in binary", kBinaryThenUtf8, 33, std::string("\x00\x01\x02\x80\xFF\xFE\x00\x9F", 8) + "\xE2\x82\xAC ok", {{0, 899}, {8, 26}}},
   };
   for (const Case& c : cases) {
     const dc::DotGrid grid = gridFromDump(c.dump, c.cols);

@@ -76,7 +76,7 @@ TEST("dotcode grid: bit order covers every lattice position once, corners last")
     }
   CHECK(!dc::layoutFor(10, 10).valid);  // H+W even
   CHECK(!dc::layoutFor(4, 7).valid);
-  CHECK(!dc::layoutFor(5, 6).valid);    // too small for any data
+  CHECK(!dc::layoutFor(5, 6).valid);  // too small for any data
 }
 
 TEST("dotcode grid: built symbols decode in 8 orientations, both layouts, all masks, multi-block") {
@@ -86,7 +86,10 @@ TEST("dotcode grid: built symbols decode in 8 orientations, both layouts, all ma
     int H, W;
     const int len = 1 + rng.below(30);
     randomSize(rng, len, H, W);
-    if (trial % 20 == 0) { H = 100; W = 71; }  // 4 interleaved blocks
+    if (trial % 20 == 0) {
+      H = 100;
+      W = 71;
+    }  // 4 interleaved blocks
     const Built b = build(rng, H, W, len, trial % 4);
     REQUIRE(!b.dots.empty());
     const dc::DotGrid g = gridOf(H, W, b.dots);
@@ -184,8 +187,10 @@ TEST("dotcode grid: damage beyond budget fails cleanly, never a wrong text") {
       for (int k = 0; k < 9; ++k) g.value[order[bits[k]]] = (pattern >> (8 - k)) & 1;
     }
     const auto s = dc::decodeDotGrid(g);
-    if (!s) ++refused;
-    else if (s->bytes != b.text) ++misreads;
+    if (!s)
+      ++refused;
+    else if (s->bytes != b.text)
+      ++misreads;
   }
   CHECK_EQ(misreads, 0);
   CHECK(refused > trials / 2);

@@ -15,7 +15,9 @@
 namespace dctest {
 
 struct Json {
+  // clang-format off
   enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
+  // clang-format on
   bool b = false;
   double num = 0;
   std::string str;
@@ -39,21 +41,36 @@ class JsonParser {
   }
 
  private:
-  void ws() { while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\n' || s_[p_] == '\r' || s_[p_] == '\t')) ++p_; }
-  char peek() { ws(); if (p_ >= s_.size()) throw std::runtime_error("json: unexpected end"); return s_[p_]; }
-  void expect(char c) { if (peek() != c) throw std::runtime_error(std::string("json: expected ") + c); ++p_; }
+  void ws() {
+    while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\n' || s_[p_] == '\r' || s_[p_] == '\t')) ++p_;
+  }
+  char peek() {
+    ws();
+    if (p_ >= s_.size()) throw std::runtime_error("json: unexpected end");
+    return s_[p_];
+  }
+  void expect(char c) {
+    if (peek() != c) throw std::runtime_error(std::string("json: expected ") + c);
+    ++p_;
+  }
   Json value() {
     Json j;
     const char c = peek();
     if (c == '{') {
       j.kind = Json::Object;
       ++p_;
-      if (peek() == '}') { ++p_; return j; }
+      if (peek() == '}') {
+        ++p_;
+        return j;
+      }
       for (;;) {
         Json key = value();
         expect(':');
         j.obj[key.str] = value();
-        if (peek() == ',') { ++p_; continue; }
+        if (peek() == ',') {
+          ++p_;
+          continue;
+        }
         expect('}');
         return j;
       }
@@ -61,10 +78,16 @@ class JsonParser {
     if (c == '[') {
       j.kind = Json::Array;
       ++p_;
-      if (peek() == ']') { ++p_; return j; }
+      if (peek() == ']') {
+        ++p_;
+        return j;
+      }
       for (;;) {
         j.arr.push_back(value());
-        if (peek() == ',') { ++p_; continue; }
+        if (peek() == ',') {
+          ++p_;
+          continue;
+        }
         expect(']');
         return j;
       }
@@ -74,32 +97,65 @@ class JsonParser {
       ++p_;
       while (p_ < s_.size() && s_[p_] != '"') {
         char ch = s_[p_++];
-        if (ch != '\\') { j.str += ch; continue; }
+        if (ch != '\\') {
+          j.str += ch;
+          continue;
+        }
         const char e = s_.at(p_++);
         switch (e) {
-          case 'n': j.str += '\n'; break;
-          case 't': j.str += '\t'; break;
-          case 'r': j.str += '\r'; break;
-          case 'b': j.str += '\b'; break;
-          case 'f': j.str += '\f'; break;
+          case 'n':
+            j.str += '\n';
+            break;
+          case 't':
+            j.str += '\t';
+            break;
+          case 'r':
+            j.str += '\r';
+            break;
+          case 'b':
+            j.str += '\b';
+            break;
+          case 'f':
+            j.str += '\f';
+            break;
           case 'u': {
             const unsigned cp = static_cast<unsigned>(std::stoul(s_.substr(p_, 4), nullptr, 16));
             p_ += 4;
             // Encode as UTF-8 (we only need the code points <= 0xFFFF found in the vectors).
-            if (cp < 0x80) j.str += static_cast<char>(cp);
-            else if (cp < 0x800) { j.str += static_cast<char>(0xC0 | cp >> 6); j.str += static_cast<char>(0x80 | (cp & 63)); }
-            else { j.str += static_cast<char>(0xE0 | cp >> 12); j.str += static_cast<char>(0x80 | ((cp >> 6) & 63)); j.str += static_cast<char>(0x80 | (cp & 63)); }
+            if (cp < 0x80)
+              j.str += static_cast<char>(cp);
+            else if (cp < 0x800) {
+              j.str += static_cast<char>(0xC0 | cp >> 6);
+              j.str += static_cast<char>(0x80 | (cp & 63));
+            } else {
+              j.str += static_cast<char>(0xE0 | cp >> 12);
+              j.str += static_cast<char>(0x80 | ((cp >> 6) & 63));
+              j.str += static_cast<char>(0x80 | (cp & 63));
+            }
             break;
           }
-          default: j.str += e;
+          default:
+            j.str += e;
         }
       }
       ++p_;
       return j;
     }
-    if (s_.compare(p_, 4, "true") == 0) { p_ += 4; j.kind = Json::Bool; j.b = true; return j; }
-    if (s_.compare(p_, 5, "false") == 0) { p_ += 5; j.kind = Json::Bool; return j; }
-    if (s_.compare(p_, 4, "null") == 0) { p_ += 4; return j; }
+    if (s_.compare(p_, 4, "true") == 0) {
+      p_ += 4;
+      j.kind = Json::Bool;
+      j.b = true;
+      return j;
+    }
+    if (s_.compare(p_, 5, "false") == 0) {
+      p_ += 5;
+      j.kind = Json::Bool;
+      return j;
+    }
+    if (s_.compare(p_, 4, "null") == 0) {
+      p_ += 4;
+      return j;
+    }
     size_t used = 0;
     j.kind = Json::Number;
     j.num = std::stod(s_.substr(p_, 32), &used);
@@ -146,8 +202,12 @@ inline std::vector<Vector> loadVectors() {
     v.desc = j.get("desc")->str;
     v.expected = fromHex(j.get("expected_hex")->str);
     v.gs1 = j.get("gs1")->b;
-    if (auto e = j.get("eci")) for (auto& x : e->arr) v.ecis.push_back(static_cast<int>(x.num));
-    if (auto s = j.get("structapp")) { v.saIndex = static_cast<int>(s->arr[0].num); v.saCount = static_cast<int>(s->arr[1].num); }
+    if (auto e = j.get("eci"))
+      for (auto& x : e->arr) v.ecis.push_back(static_cast<int>(x.num));
+    if (auto s = j.get("structapp")) {
+      v.saIndex = static_cast<int>(s->arr[0].num);
+      v.saCount = static_cast<int>(s->arr[1].num);
+    }
     if (auto r = j.get("reader_init")) v.readerInit = r->b;
     if (auto m = j.get("macro")) v.macro = m->kind == Json::Bool ? m->b : m->kind != Json::Null;
     v.rows = static_cast<int>(j.get("rows")->num);
@@ -193,10 +253,22 @@ inline dc::DotGrid transformed(const dc::DotGrid& g, int t) {
     for (int c = 0; c < o.cols; ++c) {
       int a, b;
       switch (t & 3) {
-        case 0: a = r; b = c; break;
-        case 1: a = R - 1 - c; b = r; break;
-        case 2: a = R - 1 - r; b = C - 1 - c; break;
-        default: a = c; b = C - 1 - r; break;
+        case 0:
+          a = r;
+          b = c;
+          break;
+        case 1:
+          a = R - 1 - c;
+          b = r;
+          break;
+        case 2:
+          a = R - 1 - r;
+          b = C - 1 - c;
+          break;
+        default:
+          a = c;
+          b = C - 1 - r;
+          break;
       }
       if (t >= 4) b = C - 1 - b;
       o.value[static_cast<size_t>(r) * o.cols + c] = g.value[static_cast<size_t>(a) * C + b];
@@ -208,7 +280,12 @@ inline dc::DotGrid transformed(const dc::DotGrid& g, int t) {
 struct Rng {
   uint64_t s;
   explicit Rng(uint64_t seed) : s(seed ? seed : 0x9E3779B97F4A7C15ull) {}
-  uint64_t next() { s ^= s >> 12; s ^= s << 25; s ^= s >> 27; return s * 2685821657736338717ull; }
+  uint64_t next() {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    return s * 2685821657736338717ull;
+  }
   int below(int n) { return static_cast<int>(next() % static_cast<uint64_t>(n)); }
 };
 
