@@ -9,7 +9,7 @@
 // Run: npx tsc -p tsconfig.json && node dist/bench/video-frame.js [runs=20]
 import * as os from 'node:os';
 import { close, decode, decodeAll, warmUp, type Speed } from '../lib/engine';
-import { loadAddon } from '../lib/engine/dotcode';
+import { loadAddon } from '../lib/engine/addon';
 import { loadGrey } from '../lib/engine/image';
 import { dotcodeOptions } from '../lib/engine/speed';
 import { loadZXing, readZXingNow, ZXING_FORMATS } from '../lib/engine/zxing';

@@ -153,9 +153,3 @@ async function readBoth(job: Job, grey: GreyImage, readers: Readers): Promise<Jo
   if (z.error) return { error: z.error, symbols: [] };
   return { error: z.symbols.length ? null : 'no_dotcode_found', symbols: z.symbols.slice(0, 1) };
 }
-
-/** The addon's messages already start with decode_error:native: (see native/addon). */
-function nativeError(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  return msg.startsWith('decode_error:') ? msg : `decode_error:native:${msg}`;
-}

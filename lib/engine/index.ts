@@ -17,7 +17,7 @@ import { loadAddon } from './addon';
 import { warmGrey, type WireInput } from './image';
 import { decodeError } from './errors';
 import { defaultPoolSize, SyncBridge, WorkerPool } from './pool';
-import { runJob, runZXingJobNow, warmGs1, type Job, type JobAnswer, type Readers, type ZXingJob } from './core';
+import { runJob, runZXingJobNow, type Job, type JobAnswer, type Readers, type ZXingJob } from './core';
 import { loadZXing, zxingLoaded } from './zxing';
 import { describeInput, inspectPrepared } from './inspect';
 import { failedReport } from './inspect-report';
