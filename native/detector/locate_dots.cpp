@@ -183,17 +183,20 @@ bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& w
     const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
     const int16_t* thr = &ws.thr[static_cast<size_t>(y >> S) * bw];
     int runStart = -1, depth = 0;
+    // ends the open run (if any) before column x
+    auto closeRun = [&](int x) {
+      if (runStart < 0) return;
+      ws.runX0.push_back(runStart);
+      ws.runX1.push_back(x);
+      ws.runY.push_back(y);
+      ws.runDepth.push_back(depth);
+      runStart = -1;
+    };
     for (int bx = 0; bx < bw; ++bx) {
       const int x0 = bx << S, x1 = std::min(W, x0 + B);
       const int t = thr[bx];
       if (t <= 0) {
-        if (runStart >= 0) {
-          ws.runX0.push_back(runStart);
-          ws.runX1.push_back(x0);
-          ws.runY.push_back(y);
-          ws.runDepth.push_back(depth);
-          runStart = -1;
-        }
+        closeRun(x0);
         continue;
       }
       if (x1 - x0 == B) {
@@ -201,13 +204,7 @@ bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& w
         int mn = 255;
         for (int x = x0; x < x1; ++x) mn = std::min(mn, row[x] ^ xorMask);
         if (mn >= t) {
-          if (runStart >= 0) {
-            ws.runX0.push_back(runStart);
-            ws.runX1.push_back(x0);
-            ws.runY.push_back(y);
-            ws.runDepth.push_back(depth);
-            runStart = -1;
-          }
+          closeRun(x0);
           continue;
         }
       }
@@ -219,21 +216,12 @@ bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& w
             depth = 0;
           }
           depth = std::max(depth, t - v);
-        } else if (runStart >= 0) {
-          ws.runX0.push_back(runStart);
-          ws.runX1.push_back(x);
-          ws.runY.push_back(y);
-          ws.runDepth.push_back(depth);
-          runStart = -1;
+        } else {
+          closeRun(x);
         }
       }
     }
-    if (runStart >= 0) {
-      ws.runX0.push_back(runStart);
-      ws.runX1.push_back(W);
-      ws.runY.push_back(y);
-      ws.runDepth.push_back(depth);
-    }
+    closeRun(W);
     if (static_cast<int>(ws.runX0.size()) > p.maxRuns) capped = true;
   }
   if (capped) return false;

@@ -322,15 +322,16 @@ PackScene packScene(const Matrix& mx, double module, double angle) {
   return p;
 }
 
-}  // namespace
-
-TEST("detector: small light dots on a dark pack panel beside text are read (peaks pass)") {
+// Reads a scene of each of up to 6 matrices (every `stride`-th vector from `first` that `fits`) and
+// returns {read, tried}: a read is the matrix's own text, any other text fails the case.
+template <class Fits, class Scene>
+std::pair<int, int> readScenes(size_t first, size_t stride, Fits fits, Scene scene) {
   auto ms = loadMatrices();
   REQUIRE(ms.size() >= 20);
   int read = 0, tried = 0;
-  for (size_t i = 0; i < ms.size() && tried < 6; i += 7) {
+  for (size_t i = first; i < ms.size() && tried < 6; i += stride) {
     const Matrix& mx = ms[i];
-    if (mx.rows * mx.cols > 1200) continue;
+    if (!fits(mx)) continue;
     ++tried;
     dc::DotGrid truth;
     truth.rows = mx.rows;
@@ -339,16 +340,24 @@ TEST("detector: small light dots on a dark pack panel beside text are read (peak
       for (char ch : row) truth.value.push_back(ch == '1' ? 1.0f : 0.0f);
     const auto expected = dc::decodeDotGrid(truth);
     REQUIRE(expected.has_value());
-    PackScene p = packScene(mx, 3.0, 11.0 + 23.0 * static_cast<double>(tried));
+    PackScene p = scene(mx, tried);
     dc::GreyImage gi{p.img.data(), p.w, p.h, p.w};
     dc::ReadOptions opt;
     opt.timeBudgetMs = 2000;
-    const auto results = dc::readDotCodes(gi, opt);
-    for (const auto& r : results) {
+    for (const auto& r : dc::readDotCodes(gi, opt)) {
       CHECK(r.symbol.bytes == expected->bytes);  // never a misread
       if (r.symbol.bytes == expected->bytes) ++read;
     }
   }
+  return {read, tried};
+}
+
+}  // namespace
+
+TEST("detector: small light dots on a dark pack panel beside text are read (peaks pass)") {
+  const auto [read, tried] = readScenes(
+      0, 7, [](const Matrix& mx) { return mx.rows * mx.cols <= 1200; },
+      [](const Matrix& mx, int tried) { return packScene(mx, 3.0, 11.0 + 23.0 * tried); });
   REQUIRE(tried >= 4);
   CHECK(read >= tried - 1);
 }
@@ -396,30 +405,9 @@ PackScene cylinderScene(const Matrix& mx, double module, double halfArcDeg, doub
 }  // namespace
 
 TEST("detector: symbols wrapped 68 degrees either side round a small cylinder are read") {
-  auto ms = loadMatrices();
-  REQUIRE(ms.size() >= 20);
-  int read = 0, tried = 0;
-  for (size_t i = 3; i < ms.size() && tried < 6; i += 5) {
-    const Matrix& mx = ms[i];
-    if (mx.cols < 16 || mx.rows * mx.cols > 900) continue;
-    ++tried;
-    dc::DotGrid truth;
-    truth.rows = mx.rows;
-    truth.cols = mx.cols;
-    for (const std::string& row : mx.m)
-      for (char ch : row) truth.value.push_back(ch == '1' ? 1.0f : 0.0f);
-    const auto expected = dc::decodeDotGrid(truth);
-    REQUIRE(expected.has_value());
-    PackScene p = cylinderScene(mx, 6.0, 68.0, 17.0 + 41.0 * tried);
-    dc::GreyImage gi{p.img.data(), p.w, p.h, p.w};
-    dc::ReadOptions opt;
-    opt.timeBudgetMs = 2000;
-    const auto results = dc::readDotCodes(gi, opt);
-    for (const auto& r : results) {
-      CHECK(r.symbol.bytes == expected->bytes);  // never a misread
-      if (r.symbol.bytes == expected->bytes) ++read;
-    }
-  }
+  const auto [read, tried] = readScenes(
+      3, 5, [](const Matrix& mx) { return mx.cols >= 16 && mx.rows * mx.cols <= 900; },
+      [](const Matrix& mx, int tried) { return cylinderScene(mx, 6.0, 68.0, 17.0 + 41.0 * tried); });
   REQUIRE(tried >= 4);
   CHECK(read >= tried - 1);
 }
