@@ -1,6 +1,8 @@
-// DotCode through the C++ addon (native/detector via native/addon). Loaded with node-gyp-build
-// from the package root, so a prebuilt binary in prebuilds/ is used when no local build exists.
+// DotCode through the C++ reader (native/detector via native/addon): the addon, loaded with
+// node-gyp-build from the package root (a prebuilt binary in prebuilds/ when no local build
+// exists), or its WebAssembly build where no addon loads (backend.ts decides).
 import * as path from 'path';
+import { loadReader } from './backend';
 import { textFromEciList, textFromEciSegments, type EciSegment } from './charset';
 import type { GreyImage } from './image';
 import type { Point } from './types';
@@ -74,7 +76,7 @@ export interface NativeInspection {
   hypotheses: NativeTraceHypothesis[];
 }
 
-interface Addon {
+export interface Addon {
   readImageSync(grey: Uint8Array, width: number, height: number, options?: object): NativeRead[];
   readImage(grey: Uint8Array, width: number, height: number, options?: object): Promise<NativeRead[]>;
   /** The same read as readImageSync, with what every detector stage saw (dotcode inspect). */
@@ -87,7 +89,7 @@ export const packageRoot = path.resolve(__dirname, '..', '..', '..');
 
 let addon: Addon | undefined;
 export function loadAddon(): Addon {
-  if (!addon) addon = (require('node-gyp-build') as (dir: string) => Addon)(packageRoot);
+  if (!addon) addon = loadReader(packageRoot);
   return addon;
 }
 
