@@ -6,7 +6,10 @@
 //                                           (g++-aarch64-linux-gnu), same Node-API headers
 // Both are glibc builds (Debian 12: glibc 2.36 and newer run them).
 //
-//   node tools/prebuild.js [--arch x64,arm64]
+//   node tools/prebuild.js [--arch x64,arm64] [--if-stale]
+//
+// --if-stale (the `prebuild` npm script, run before every `npm run build`): only the arches whose
+// prebuilds/linux-<arch> binary is missing or older than native/ and binding.gyp.
 //
 // prebuild({dir}) builds in DIR, which must hold package.json, binding.gyp, native/ and
 // tools/list-sources.js (node-gyp's build/ there is removed afterwards); the binaries land in
@@ -100,18 +103,38 @@ function prebuild(opts = {}) {
   return made;
 }
 
+function newestMtime(p) {
+  const st = fs.statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let m = 0;
+  for (const e of fs.readdirSync(p)) m = Math.max(m, newestMtime(path.join(p, e)));
+  return m;
+}
+
+/** The checkout's prebuilds/linux-<arch> binary is missing or older than the sources. */
+function stale(arch) {
+  const dir = path.join(ROOT, 'prebuilds', `${process.platform}-${arch}`);
+  let built = [];
+  try { built = fs.readdirSync(dir).filter((f) => f.endsWith('.node')).map((f) => fs.statSync(path.join(dir, f)).mtimeMs); } catch { /* none */ }
+  if (built.length === 0) return true;
+  return Math.max(newestMtime(path.join(ROOT, 'native')), newestMtime(path.join(ROOT, 'binding.gyp'))) > Math.min(...built);
+}
+
 module.exports = { prebuild, ARCHES };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
   const opt = (n) => { const i = args.indexOf(n); return i >= 0 ? args[i + 1] : undefined; };
   try {
+    let arches = opt('--arch') ? opt('--arch').split(',') : ARCHES;
+    if (args.includes('--if-stale')) arches = arches.filter(stale);
+    if (arches.length === 0) process.exit(0);
     const stage = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'dotcode-prebuild-'));
     try {
       for (const rel of ['package.json', 'binding.gyp', 'native', 'tools/list-sources.js']) {
         fs.cpSync(path.join(ROOT, rel), path.join(stage, rel), { recursive: true });
       }
-      const files = prebuild({ dir: stage, arches: opt('--arch') ? opt('--arch').split(',') : undefined });
+      const files = prebuild({ dir: stage, arches });
       for (const f of files) {
         const to = path.join(ROOT, path.relative(stage, f));
         fs.rmSync(path.dirname(to), { recursive: true, force: true });
