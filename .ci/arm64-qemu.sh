@@ -8,7 +8,8 @@
 # build-arm64/sysroot only, the arm64 Node.js and its libraries, unpacked from their .debs with
 # dpkg-deb -x. They are never dpkg-installed: Debian's nodejs:arm64/libnode108:arm64 would
 # replace the machine's own (amd64) Node.js. Plus sharp's arm64 binaries (npm pack, the
-# versions package-lock.json pins) beside the x64 ones in node_modules/@img.
+# versions sharp asks for) in build-arm64/node_modules, found through NODE_PATH (never in the
+# checkout's node_modules, where npm would see packages for another CPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -41,12 +42,13 @@ echo "arm64 node $(node_arm64 -p 'process.version + " " + process.arch')"
 sharp_pkgs=$(node -p "const o = require('sharp/package.json').optionalDependencies; ['@img/sharp-linux-arm64', '@img/sharp-libvips-linux-arm64'].map((n) => n + '@' + o[n]).join(' ')")
 for spec in $sharp_pkgs; do
   name=${spec%@*}
-  if [ ! -d "node_modules/$name" ]; then
+  if [ ! -d "$OUT/node_modules/$name" ]; then
     tgz=$(cd "$OUT" && npm pack "$spec" --silent)
-    mkdir -p "node_modules/$name"
-    tar -xzf "$OUT/$tgz" -C "node_modules/$name" --strip-components=1
+    mkdir -p "$OUT/node_modules/$name"
+    tar -xzf "$OUT/$tgz" -C "$OUT/node_modules/$name" --strip-components=1
   fi
 done
+export NODE_PATH="$ROOT/$OUT/node_modules"
 
 # node-gyp-build looks for the addon in DOTCODE_SDK_PREBUILD instead of the checkout, whose
 # build/Release holds the x64 addon: a folder with only the package name and prebuilds/.
@@ -72,7 +74,7 @@ node_arm64 -e "
 
 # The arm64 addon reads exactly what the x64 addon reads: two images of every category of the
 # read-rate test set, rendered and read here on x64 (no DOTCODE_SDK_PREBUILD), read again on arm64.
-DOTCODE_SDK_PREBUILD= DOTCODE_ENGINE= node dist/test/engine/cross-arch-parity.js record "$OUT/parity" 2
+DOTCODE_SDK_PREBUILD= DOTCODE_ENGINE= NODE_PATH= node dist/test/engine/cross-arch-parity.js record "$OUT/parity" 2
 node_arm64 dist/test/engine/cross-arch-parity.js check "$OUT/parity"
 
 # The DotCode engine tests under the arm64 Node.js (mocha in-process; the same compiled tests).
