@@ -35,6 +35,8 @@ export const LEASE_RENEW_MS = 10_000;
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** The hello must come this soon after the socket opens. */
 const HELLO_TIMEOUT_MS = 10_000;
+/** Most reads one usage message may report (a page reports every few seconds). */
+const MAX_USAGE_READS = 1000;
 /** Frames waiting behind the one being decoded; more are answered frame_dropped at once. */
 const MAX_QUEUED_FRAMES = 2;
 /** The same text read again within this time is the same code held in view: one scan, not many. */
@@ -226,6 +228,19 @@ export class ScannerSockets {
       send({ type: 'result', ...result });
     };
 
+    // The page decodes on the device (web/scanner/local-reader.ts) and sends, instead of frames,
+    // the count of codes it read, at least every few seconds: counted as frames' reads are, and
+    // renewing the seat lease as frames do.
+    const onUsage = async (text: string) => {
+      let msg: { type?: unknown; reads?: unknown };
+      try { msg = JSON.parse(text); } catch { return; }
+      if (msg.type !== 'usage' || typeof msg.reads !== 'number' || !Number.isInteger(msg.reads) || msg.reads < 0 || msg.reads > MAX_USAGE_READS) return;
+      if (this.now() - lastRenew >= LEASE_RENEW_MS) {
+        if (!(await takeSeat())) return refuse({ code: 4409, error: 'seat_limit_reached', message: MESSAGES.seatsFull });
+      }
+      reads += msg.reads;
+    };
+
     ws.on('message', (data: RawData, isBinary: boolean) => {
       const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
       if (!helloSeen) {
@@ -238,7 +253,11 @@ export class ScannerSockets {
         });
         return;
       }
-      if (!isBinary) return; // later text messages are reserved; ignore them
+      if (!isBinary) {
+        // {"type":"usage","reads":n}: the page read frames on the device; other text is reserved.
+        chain = chain.then(() => { if (!closed && licence) return onUsage(buf.toString('utf8')); }).catch(() => undefined);
+        return;
+      }
       if (queued >= MAX_QUEUED_FRAMES + 1) {
         // Answered in order behind the frames already queued, at no decoding cost.
         chain = chain.then(() => send({ type: 'result', ok: false, text: null, format: null, via: 'none', elapsed_ms: 0, error: 'frame_dropped', gs1: null }));
