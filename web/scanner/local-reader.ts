@@ -27,20 +27,27 @@ const ZXING_OPTIONS: ReaderOptions = {
 
 let dotcode: WasmDotCodeReader | null = null;
 let loading: Promise<void> | null = null;
+let zxing: Promise<unknown> | null = null;
 
-/** Fetches and compiles both modules once; rejects where WebAssembly is unavailable. */
+/**
+ * Fetches and compiles the modules once; rejects where WebAssembly is unavailable or a module
+ * does not load. Resolves as soon as the DotCode reader (170 KiB) is ready, so the first frame
+ * is read without waiting for zxing (about 1 MiB), which keeps loading meanwhile and is awaited
+ * only when a frame holds no DotCode.
+ */
 export function load(): Promise<void> {
   loading ??= (async () => {
     if (typeof WebAssembly !== 'object' || typeof WebAssembly.compile !== 'function') throw new Error('no WebAssembly');
+    zxing = prepareZXingModule({
+      overrides: { locateFile: (p: string) => (p.endsWith('.wasm') ? ZXING_WASM_URL : p) },
+      fireImmediately: true,
+    });
+    zxing.catch(() => undefined);
     const res = await fetch(DOTCODE_WASM_URL, { credentials: 'same-origin' });
     if (!res.ok) throw new Error(`${DOTCODE_WASM_URL}: ${res.status}`);
     const module = await WebAssembly.compile(await res.arrayBuffer());
     const reader = new WasmDotCodeReader(module);
     reader.readImageSync(new Uint8Array(64 * 64).fill(255), 64, 64); // instantiate now, not on the first frame
-    await prepareZXingModule({
-      overrides: { locateFile: (p: string) => (p.endsWith('.wasm') ? ZXING_WASM_URL : p) },
-      fireImmediately: true,
-    });
     dotcode = reader;
   })();
   loading.catch(() => { loading = null; });
@@ -108,6 +115,7 @@ export async function decodeFrame(img: ImageData): Promise<LocalResult> {
   } catch {
     // a failed DotCode read leaves the other readers their chance, as in the engine
   }
+  await zxing; // a zxing module that failed to load rejects here: the page then uses the socket
   const z = (await readBarcodes(img, ZXING_OPTIONS)).find((r) => r.isValid);
   if (z) return done({ ok: true, text: z.text, format: z.format, via: 'zxing', error: null, gs1: gs1For(z.text, z.contentType === 'GS1', z.symbologyIdentifier) });
   return done({ ok: false, text: null, format: null, via: 'none', error: 'no_dotcode_found', gs1: null });

@@ -457,7 +457,12 @@ function readOnDevice(img: ImageData): void {
     onResult(r as ResultMsg);
     reportUsage();
     scheduleFrame();
-  }, () => { inFlight = false; scheduleFrame(); });
+  }, () => {
+    // A module that failed (zxing did not load, or a read threw): frames go over the socket.
+    localState = 'failed';
+    inFlight = false;
+    scheduleFrame(0);
+  });
 }
 
 /**
