@@ -120,6 +120,26 @@ function stale(arch) {
   return Math.max(newestMtime(path.join(ROOT, 'native')), newestMtime(path.join(ROOT, 'binding.gyp'))) > Math.min(...built);
 }
 
+/** Copies a current build/Release addon into prebuilds/<platform>-<arch>/<name>.node, stripped. */
+function reuseLocalBuild(arch) {
+  const built = path.join(ROOT, 'build', 'Release', 'dotcode_native.node');
+  let when;
+  try { when = fs.statSync(built).mtimeMs; } catch { return false; }
+  if (Math.max(newestMtime(path.join(ROOT, 'native')), newestMtime(path.join(ROOT, 'binding.gyp'))) > when) return false;
+  const name = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).name;
+  const dir = path.join(ROOT, 'prebuilds', `${process.platform}-${arch}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const to = path.join(dir, `${name}.node`);
+  fs.copyFileSync(built, to);
+  if (spawnSync('strip', ['--strip-all', to], { stdio: 'ignore' }).status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    return false;
+  }
+  console.log(`${to} (the local build, stripped)`);
+  return true;
+}
+
 module.exports = { prebuild, ARCHES };
 
 if (require.main === module) {
@@ -141,6 +161,9 @@ if (require.main === module) {
         });
       }
     }
+    // The host's own addon was just compiled by the install step (build/Release) from the same
+    // binding.gyp: when it is current, a stripped copy is the prebuilt binary (saves a compile).
+    arches = arches.filter((arch) => !(args.includes('--if-stale') && arch === process.arch && reuseLocalBuild(arch)));
     if (arches.length === 0) process.exit(0);
     const stage = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'dotcode-prebuild-'));
     try {
