@@ -8,16 +8,16 @@ import type { Context } from 'koa';
 import { zxingWasmPath } from '../../../lib/engine';
 import { dotcodeWasmPath } from '../../../lib/engine/wasm-node';
 
-const FILES: Record<string, () => string> = {
+export const WASM_FILES: Record<string, () => string> = {
   'dotcode_reader.wasm': dotcodeWasmPath,
   'zxing_reader.wasm': zxingWasmPath,
 };
 
 const cache = new Map<string, { body: Buffer; mtimeMs: number }>();
 
-export function serveWasm(ctx: Context): void {
-  const name = String(ctx.params.name ?? '');
-  const locate = FILES[name];
+/** Koa handler for one module, GET /scanner/wasm/<name> (one route per file: no path parameter). */
+export const serveWasm = (name: string) => (ctx: Context): void => {
+  const locate = WASM_FILES[name];
   let file: string | null = null;
   try { file = locate ? locate() : null; } catch { file = null; }
   let mtimeMs = 0;
@@ -36,4 +36,4 @@ export function serveWasm(ctx: Context): void {
   ctx.set('Cache-Control', 'no-cache');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = hit.body;
-}
+};
