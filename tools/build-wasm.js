@@ -74,7 +74,7 @@ async function buildWasm(opts = {}) {
       '-O3', '-std=c++17', `-I${path.join(ROOT, 'native')}`,
       // Nothing in the core throws; a failed allocation aborts (a trap the JS side recovers
       // from by starting a fresh instance). No -ffast-math, as in the addon's g++ build, so
-      // both readers take the same decisions on the same pixels (test/engine/wasm-parity.test.ts).
+      // both readers take the same decisions on the same pixels (test/engine/wasm-parity.ts, run within test/readrate/readrate.test.ts).
       '-fno-exceptions',
     ];
     const objs = await compileAll(sources(), objDir, cflags);

@@ -1,7 +1,7 @@
 // Where the engine chooses its DotCode reader: the native N-API addon (a local build or a
 // prebuilt binary from prebuilds/, found by node-gyp-build) or the WebAssembly build of the same
 // C++ reader (dist/lib/wasm, tools/build-wasm.js). Both answer the same calls with the same
-// results (test/engine/wasm-parity.test.ts); the addon is faster, the module runs anywhere.
+// results (test/engine/wasm-parity.ts, run within test/readrate/readrate.test.ts); the addon is faster, the module runs anywhere.
 //
 // DOTCODE_ENGINE: unset or `auto` = the addon, or the WebAssembly reader wherever no addon loads
 // (another OS or CPU, a missing or broken binary), said once in a log line; `wasm` = always the

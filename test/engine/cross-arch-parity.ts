@@ -1,10 +1,10 @@
 // The arm64 addon must read exactly what the x64 addon reads (and so what the WebAssembly build
-// reads: test/engine/wasm-parity.test.ts). Not a mocha file: .ci/arm64-qemu.sh runs it twice,
+// reads: test/engine/wasm-parity.ts, run within test/readrate/readrate.test.ts). Not a mocha file: .ci/arm64-qemu.sh runs it twice,
 //   node dist/test/engine/cross-arch-parity.js record DIR [perCategory]   (x64: render, read, save)
 //   <arm64 node under qemu> dist/test/engine/cross-arch-parity.js check DIR   (read again, compare)
 // because rendering the images under qemu would cost minutes. The planes come from the read-rate
 // test set (the first images of every category); both reads run without the time budget, which
-// is wall-clock and would cut the emulated run short (see wasm-parity.test.ts).
+// is wall-clock and would cut the emulated run short (see wasm-parity.ts).
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
