@@ -8,12 +8,16 @@
 // developer/test stamp (git-ignored) and must never ship; the staging copy is stamped only when
 // asked (--stamp-data), the way /v1/sdk/download stamps its copy. The staged package.json keeps
 // only what a consumer needs (no workspaces, no dev dependencies, no build scripts but the
-// `install` one, which finds the prebuilt addon and compiles nothing).
+// `install` one, tools/install-addon.js, which finds the prebuilt addon and compiles nothing on
+// linux-x64 and linux-arm64, and never fails an install: the WebAssembly reader is the fallback).
 //
-// --prebuild: `always` runs `prebuildify --napi --strip` in the staging folder (never in the
-// checkout, whose build/ other work shares); `auto` (default) does so only when
-// prebuilds/linux-x64 holds no addon or any native source is newer than it; `never` ships what
-// prebuilds/ holds (fails if it is empty).
+// The tarball carries prebuilds/linux-x64 and prebuilds/linux-arm64 (tools/prebuild.js: the
+// host's g++ and Debian's aarch64 cross g++) and dist/lib/wasm/dotcode_reader.wasm
+// (tools/build-wasm.js, emscripten; rebuilt here when stale, required).
+// --prebuild: `always` rebuilds both addons in the staging folder (never in the checkout, whose
+// build/ other work shares); `auto` (default) rebuilds an arch only when prebuilds/linux-<arch>
+// holds no addon or any native source is newer than it; `never` ships what prebuilds/ holds
+// (fails if an arch is missing).
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -21,7 +25,9 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const ROOT = path.resolve(__dirname, '..');
-const PREBUILD_DIR = path.join(ROOT, 'prebuilds', `${process.platform}-${process.arch}`);
+const { prebuild, ARCHES } = require('./prebuild');
+const prebuildDir = (arch) => path.join(ROOT, 'prebuilds', `linux-${arch}`);
+const WASM = 'dist/lib/wasm/dotcode_reader.wasm';
 
 function newestMtime(p) {
   const st = fs.statSync(p);
@@ -39,21 +45,13 @@ function addons(dir) {
   }
 }
 
-function prebuildStale() {
-  const built = addons(PREBUILD_DIR);
+/** Why the checkout's prebuilt addon for `arch` must be rebuilt, or null when it is current. */
+function prebuildStale(arch) {
+  const built = addons(prebuildDir(arch));
   if (built.length === 0) return 'no prebuilt addon';
   const when = Math.min(...built.map((f) => fs.statSync(f).mtimeMs));
   const src = Math.max(newestMtime(path.join(ROOT, 'native')), newestMtime(path.join(ROOT, 'binding.gyp')));
   return src > when ? 'native sources are newer than the prebuilt addon' : null;
-}
-
-/** node-gyp: a local install if any, else the copy bundled with npm (what `npx node-gyp` runs). */
-function nodeGypBin() {
-  const candidates = [path.join(ROOT, 'node_modules/node-gyp/bin/node-gyp.js'),
-    path.join(path.dirname(process.execPath), '../lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js')];
-  const found = candidates.find((c) => fs.existsSync(c));
-  if (!found) throw new Error(`node-gyp not found (looked in ${candidates.join(', ')})`);
-  return found;
 }
 
 function copy(rel, stage) {
@@ -77,46 +75,45 @@ function packSdk(opts = {}) {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'dotcode-sdk-stage-'));
   try {
-    for (const rel of ['bin', 'dist/lib', 'native', 'binding.gyp', 'tools/list-sources.js']) copy(rel, stage);
+    for (const rel of ['bin', 'dist/lib', 'native', 'binding.gyp', 'tools/list-sources.js', 'tools/install-addon.js']) copy(rel, stage);
     const readme = path.join(ROOT, 'docs', 'sdk.md');
     if (fs.existsSync(readme)) fs.copyFileSync(readme, path.join(stage, 'README.md'));
     const consumerPkg = {
       name: pkg.name, version: pkg.version, description: pkg.description, license: pkg.license,
       main: pkg.main, types: pkg.types, exports: pkg.exports, bin: pkg.bin, engines: pkg.engines,
-      files: ['bin/', 'dist/lib/', 'prebuilds/', 'native/', 'binding.gyp', 'tools/list-sources.js', 'supplier.json', 'README.md'],
+      files: ['bin/', 'dist/lib/', 'prebuilds/', 'native/', 'binding.gyp', 'tools/list-sources.js', 'tools/install-addon.js', 'supplier.json', 'README.md'],
       gypfile: true,
-      scripts: { install: 'node-gyp-build' },
+      // Prebuilt addon where there is one, else a compile attempt, else the WebAssembly reader:
+      // installing never fails for want of a compiler.
+      scripts: { install: 'node tools/install-addon.js' },
       dependencies: pkg.dependencies,
     };
     fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(consumerPkg, null, 2) + '\n');
 
-    const why = mode === 'always' ? 'asked to' : mode === 'auto' ? prebuildStale() : null;
-    if (why) {
-      log(`building the addon with prebuildify (${why})`);
-      fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(stage, 'node_modules'));
-      // Offline: build for the running Node (N-API, so the binary serves every later Node too)
-      // against its local headers (npm's `nodedir`), never downloading headers for a newer one.
-      let nodedir = process.env.npm_config_nodedir;
-      if (!nodedir) {
-        try { nodedir = execFileSync('npm', ['config', 'get', 'nodedir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { /* none */ }
-      }
-      const env = { ...process.env, PATH: `${path.join(ROOT, 'node_modules/.bin')}${path.delimiter}${process.env.PATH}` };
-      if (nodedir && nodedir !== 'undefined') env.npm_config_nodedir = nodedir;
-      execFileSync(process.execPath, [
-        require.resolve('prebuildify/bin.js'), '--napi', '--strip', '--name', pkg.name,
-        '--target', process.versions.node, '--node-gyp', nodeGypBin(),
-      ], { cwd: stage, env, stdio: opts.quiet ? 'pipe' : 'inherit' });
-      fs.rmSync(path.join(stage, 'node_modules'));
-      fs.rmSync(path.join(stage, 'build'), { recursive: true, force: true });
+    // The WebAssembly reader (the fallback wherever no addon loads) must be there and current.
+    execFileSync(process.execPath, [path.join(ROOT, 'tools/build-wasm.js'), '--require'], { stdio: opts.quiet ? 'pipe' : 'inherit' });
+    fs.mkdirSync(path.join(stage, path.dirname(WASM)), { recursive: true });
+    fs.copyFileSync(path.join(ROOT, WASM), path.join(stage, WASM));
+
+    // One prebuilt addon per CPU (tools/prebuild.js): rebuilt in the staging folder when asked
+    // or stale, else taken from the checkout's prebuilds/.
+    const rebuild = ARCHES.filter((arch) => {
+      const why = mode === 'always' ? 'asked to' : mode === 'auto' ? prebuildStale(arch) : null;
+      if (why) log(`building the linux-${arch} addon with prebuildify (${why})`);
+      else if (addons(prebuildDir(arch)).length === 0) throw new Error(`no prebuilt addon in ${prebuildDir(arch)}: run with --prebuild auto`);
+      return !!why;
+    });
+    if (rebuild.length) {
+      prebuild({ dir: stage, arches: rebuild, quiet: opts.quiet, name: pkg.name });
       // Keep the checkout's prebuilds/ current too (replacing older binaries, so node-gyp-build
-      // can never pick a stale one), so `npm pack` there ships the same addon.
-      fs.mkdirSync(PREBUILD_DIR, { recursive: true });
-      for (const f of addons(PREBUILD_DIR)) fs.rmSync(f);
-      for (const f of addons(path.join(stage, 'prebuilds', path.basename(PREBUILD_DIR)))) fs.copyFileSync(f, path.join(PREBUILD_DIR, path.basename(f)));
-    } else {
-      if (addons(PREBUILD_DIR).length === 0) throw new Error(`no prebuilt addon in ${PREBUILD_DIR}: run with --prebuild auto`);
-      copy('prebuilds', stage);
+      // can never pick a stale one), so `npm pack` there ships the same addons.
+      for (const arch of rebuild) {
+        fs.rmSync(prebuildDir(arch), { recursive: true, force: true });
+        fs.mkdirSync(prebuildDir(arch), { recursive: true });
+        for (const f of addons(path.join(stage, 'prebuilds', `linux-${arch}`))) fs.copyFileSync(f, path.join(prebuildDir(arch), path.basename(f)));
+      }
     }
+    for (const arch of ARCHES.filter((a) => !rebuild.includes(a))) copy(`prebuilds/linux-${arch}`, stage);
 
     if (opts.stampPublicKeyPem) {
       // stamping is the supplier's side, which lives in the server (the SDK only reads stamps)
@@ -133,7 +130,10 @@ function packSdk(opts = {}) {
     const list = execFileSync('tar', ['-tzf', file], { encoding: 'utf8' }).split('\n').filter(Boolean);
     const must = ['package/dist/lib/index.js', 'package/dist/lib/index.d.ts', 'package/dist/lib/scanner.d.ts'];
     for (const m of must) if (!list.includes(m)) throw new Error(`${expected} lacks ${m}`);
-    if (!list.some((f) => /^package\/prebuilds\/linux-x64\/.*\.node$/.test(f))) throw new Error(`${expected} lacks a prebuilt linux-x64 addon`);
+    for (const arch of ARCHES) {
+      if (!list.some((f) => new RegExp(`^package/prebuilds/linux-${arch}/[^/]+\\.node$`).test(f))) throw new Error(`${expected} lacks a prebuilt linux-${arch} addon`);
+    }
+    if (!list.includes(`package/${WASM}`)) throw new Error(`${expected} lacks the WebAssembly reader ${WASM}`);
     const leak = list.find((f) => /^package\/(server|dist\/server|dist\/test|dist\/bench|test|data)\//.test(f));
     if (leak) throw new Error(`${expected} must not contain ${leak}`);
     log(`${file} (${list.length} files, ${(fs.statSync(file).size / 1024).toFixed(0)} KiB)`);

@@ -1,7 +1,9 @@
-// The N-API addon (native/addon/addon.cpp): its TypeScript types and its loader, in one place
-// for the engine, the benches and the tests. Loaded with node-gyp-build from the package root,
-// so a prebuilt binary in prebuilds/ is used when no local build exists.
+// The DotCode reader's interface (native/addon/addon.cpp, and its WebAssembly build with the same
+// calls): its TypeScript types and its loader, in one place for the engine, the benches and the
+// tests. backend.ts picks the addon (node-gyp-build from the package root: a prebuilt binary in
+// prebuilds/ when no local build exists) or the WebAssembly reader.
 import { packageRoot } from '../package-root';
+import { loadReader } from './backend';
 import type { EciSegment } from './charset';
 import type { Point } from './types';
 
@@ -101,21 +103,22 @@ export interface Addon {
 let addon: Addon | undefined;
 
 /**
- * The addon, loaded once. A failure says what is missing and how to get it (a checkout needs a
- * build; an installed package should have found its prebuilt binary), instead of node-gyp-build's
- * bare "No native build was found".
+ * The DotCode reader, loaded once: the addon, or its WebAssembly build where no addon loads
+ * (backend.ts, DOTCODE_ENGINE). A failure says what is missing and how to get it (a checkout
+ * needs a build; an installed package should have found its prebuilt binary or its .wasm),
+ * instead of node-gyp-build's bare "No native build was found".
  */
 export function loadAddon(): Addon {
   if (addon) return addon;
   const root = packageRoot();
   try {
-    addon = (require('node-gyp-build') as (dir: string) => Addon)(root);
+    addon = loadReader(root);
   } catch (e) {
     const why = (e as Error).message.split('\n')[0];
-    throw new Error(`the DotCode native addon could not be loaded from ${root} (${why}).\n` +
-      `- In a checkout: build it with "npm ci" or "npx node-gyp rebuild" (needs g++, make and python3).\n` +
-      `- Installed from npm: this platform (${process.platform}-${process.arch}, Node ${process.versions.node}) may have no prebuilt binary ` +
-      `in prebuilds/; reinstall with a compiler present, or use an x64 or arm64 Linux machine.`);
+    throw new Error(`the DotCode reader could not be loaded from ${root} (${why}).\n` +
+      `- In a checkout: build it with "npm ci" or "npx node-gyp rebuild" (needs g++, make and python3); "npm run build:wasm" builds the WebAssembly reader (needs emscripten).\n` +
+      `- Installed from npm: this platform (${process.platform}-${process.arch}, Node ${process.versions.node}) has neither a prebuilt binary ` +
+      `in prebuilds/ nor a working WebAssembly reader; reinstall the package, or unset DOTCODE_ENGINE=native.`);
   }
   return addon;
 }

@@ -179,6 +179,10 @@ export function openapiDocument(): Record<string, unknown> {
       },
       '/scanner': { get: { summary: 'The Live Scanner page (SPEC 4.6); its socket is /v1/scanner/live (licence key in the first message)', operationId: 'scannerPage',
         responses: { 200: { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+      '/scanner/wasm/dotcode_reader.wasm': { get: { summary: 'A WebAssembly module of the Live Scanner page (on-device decoding): our DotCode reader', operationId: 'scannerDotcodeWasm',
+        responses: { 200: { description: 'The module.', content: { 'application/wasm': { schema: { type: 'string', format: 'binary' } } } }, 404: { description: 'Not available on this server (the page then sends frames over the socket).' } } } },
+      '/scanner/wasm/zxing_reader.wasm': { get: { summary: 'A WebAssembly module of the Live Scanner page (on-device decoding): the zxing-wasm reader (QR Code, Data Matrix, PDF417, Aztec, MaxiCode)', operationId: 'scannerZxingWasm',
+        responses: { 200: { description: 'The module.', content: { 'application/wasm': { schema: { type: 'string', format: 'binary' } } } }, 404: { description: 'Not available on this server (the page then sends frames over the socket).' } } } },
       '/portal': { get: { summary: 'The customer portal page (sign in with an API key or a licence key)', operationId: 'portalPage',
         responses: { 200: { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } } } },
       '/v1/portal/session': {

@@ -24,7 +24,9 @@ function cspFor(html: string): string {
   }
   return [
     "default-src 'none'",
-    `script-src ${hashes.join(' ') || "'none'"}`,
+    // 'wasm-unsafe-eval' lets the page compile the WebAssembly readers it fetches from this
+    // origin (on-device decoding); it allows no JavaScript eval.
+    `script-src ${hashes.join(' ') || "'none'"} 'wasm-unsafe-eval'`,
     "style-src 'unsafe-inline'",
     "connect-src 'self'",
     "img-src 'self' data: blob:",

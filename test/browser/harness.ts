@@ -137,6 +137,9 @@ export async function launchWithVideo(executablePath: string, y4m: string): Prom
  */
 export const INSTRUMENT = `
   window.__beeps = 0;
+  // These tests exercise the socket path (frames to the server): the page uses it where
+  // WebAssembly is missing. ON_DEVICE_INSTRUMENT below keeps WebAssembly (on-device reading).
+  if (!window.__keepWasm) delete window.WebAssembly;
   window.__vibrations = [];
   const start = OscillatorNode.prototype.start;
   OscillatorNode.prototype.start = function (...a) { window.__beeps++; return start.apply(this, a); };
@@ -144,6 +147,7 @@ export const INSTRUMENT = `
   const send = WebSocket.prototype.send;
   WebSocket.prototype.send = function (d) {
     if (typeof d !== 'string') window.__frames.push({ at: performance.now(), bytes: new Uint8Array(d.slice(0, 3)) , size: d.byteLength });
+    if (typeof d !== 'string' && window.__blockFrames) return; // the decode path over the network is blocked
     return send.call(this, d);
   };
   Object.defineProperty(Navigator.prototype, 'vibrate', {
@@ -151,6 +155,12 @@ export const INSTRUMENT = `
     value: function (pattern) { window.__vibrations.push(pattern); return true; },
   });
 `;
+
+/** INSTRUMENT for on-device reading: WebAssembly kept, every binary send still recorded. */
+export const ON_DEVICE_INSTRUMENT = `window.__keepWasm = true;\n${INSTRUMENT}`;
+
+/** ON_DEVICE_INSTRUMENT with frames to the server dropped: a read can only come from the device. */
+export const FRAMES_BLOCKED_INSTRUMENT = `window.__blockFrames = true;\n${ON_DEVICE_INSTRUMENT}`;
 
 /**
  * Camera instrumentation: records getUserMedia constraints, pretends the device has a second

@@ -12,6 +12,7 @@ import {
   allowedFailures, FLOOR_CATEGORIES, GOALS, loadAddon, runAddon, TEST_FIRST_SEED, TEST_SAMPLES, type Addon, type Outcome,
 } from '../../bench/readrate-core';
 import { recordedFloors } from '../../bench/readrate-results';
+import { WasmParity } from '../engine/wasm-parity';
 
 const N = TEST_SAMPLES;
 const FIRST_SEED = TEST_FIRST_SEED; // apart from the bench's default seeds 1..100, so tests are not tuned on the bench
@@ -31,9 +32,11 @@ function describeFailures(outs: Array<{ o: Outcome; s: Sample }>): string {
 describe('DotCode read rate (synthetic, 20 per category)', function () {
   this.timeout(60000);
   let addon: Addon;
+  let parity: WasmParity;
   const payloadMismatches: string[] = [];
   before(() => {
     addon = loadAddon();
+    parity = new WasmParity(addon as never);
   });
 
   const floors = recordedFloors();
@@ -49,6 +52,7 @@ describe('DotCode read rate (synthetic, 20 per category)', function () {
       for (let i = 0; i < N; i++) {
         const s = await renderSample(cat, FIRST_SEED + i);
         const o = runAddon(addon, s);
+        parity.check(s, i === 0); // the WebAssembly reader on the same image (test/engine/wasm-parity.ts)
         results.push({ o, s, ceiling: s.expected ? gridDecodable(addon, s) : false });
         if (s.matrix) {
           const m = s.matrix;
@@ -80,6 +84,16 @@ describe('DotCode read rate (synthetic, 20 per category)', function () {
         `(${failed.filter((r) => !r.ceiling).length} of the failures are not readable even from their exact grid):\n    ${describeFailures(failed)}`);
     });
   }
+
+  it('the WebAssembly reader answers exactly as the native reader on every image above (reads, grids, traces)', function () {
+    if (!parity.available) {
+      console.log('      (skipped: the WebAssembly reader is not built; it needs emscripten)');
+      this.skip();
+    }
+    console.log(`      ${parity.summary()}`);
+    assert.ok(parity.totals.images >= CATEGORIES.length * N, `only ${parity.totals.images} images compared`);
+    assert.deepEqual(parity.mismatches, []);
+  });
 
   it('every sample rendered above carries the right expected payload (its exact matrix decodes to it)', () => {
     // Filled by the category tests: a wrong expectation (GS1 separators, encoder quirks) would

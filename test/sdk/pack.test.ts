@@ -1,7 +1,7 @@
 // The SDK tarball: built by tools/pack-sdk.js (npm pack of a staging copy), installed offline
 // into an empty folder, and used there without compiling anything.
 import { strict as assert } from 'node:assert';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gs1DataMatrixPng, makeKey, supplier, tmpDir } from './helpers';
@@ -29,6 +29,11 @@ describe('SDK tarball', function () {
       assert.ok(list.includes(f), `missing ${f}`);
     }
     assert.ok(list.some((f) => /^package\/prebuilds\/linux-x64\/[^/]+\.node$/.test(f)));
+    assert.ok(list.some((f) => /^package\/prebuilds\/linux-arm64\/[^/]+\.node$/.test(f)), 'the linux-arm64 addon ships');
+    assert.ok(list.includes('package/dist/lib/wasm/dotcode_reader.wasm'), 'the WebAssembly reader ships');
+    const arm64 = list.find((f) => /^package\/prebuilds\/linux-arm64\/[^/]+\.node$/.test(f))!;
+    const elf = execFileSync('tar', ['-xzOf', tgz, arm64]).subarray(0, 20);
+    assert.equal(elf.readUInt16LE(18), 183, 'the linux-arm64 addon is an AArch64 ELF (e_machine 183)');
     assert.deepEqual(list.filter((f) => /server|\/test\/|\/bench\//.test(f)), []);
     const shipped = JSON.parse(execFileSync('tar', ['-xzOf', tgz, 'package/package.json'], { encoding: 'utf8' }));
     const serverDeps = Object.keys(JSON.parse(fs.readFileSync(path.join(ROOT, 'server/package.json'), 'utf8')).dependencies);
@@ -44,11 +49,13 @@ describe('SDK tarball', function () {
     const files = info.files.map((f) => f.path);
     assert.ok(files.includes('dist/lib/index.d.ts'));
     assert.ok(files.some((f) => /^prebuilds\/linux-x64\/[^/]+\.node$/.test(f)));
+    assert.ok(files.some((f) => /^prebuilds\/linux-arm64\/[^/]+\.node$/.test(f)));
+    assert.ok(files.includes('dist/lib/wasm/dotcode_reader.wasm'));
     assert.equal(files.includes('supplier.json'), false, 'the checkout\'s test stamp must not ship');
     assert.deepEqual(files.filter((f) => /^(server|dist\/server|dist\/test|dist\/bench|test)\//.test(f)), []);
   });
 
-  it('installs offline into an empty folder and decodes there without compiling', async () => {
+  it('installs offline into an empty folder with no compiler on PATH and decodes there without compiling', async () => {
     assert.ok(tgz, 'the pack test ran first');
     const app = path.join(dir, 'app');
     fs.mkdirSync(app);
@@ -58,8 +65,16 @@ describe('SDK tarball', function () {
     // what makes this pass; see offline-deps.ts).
     const deps = packClosure(ROOT, path.join(dir, 'deps'));
     const cache = path.join(dir, 'npm-cache');
-    execFileSync('npm', ['install', tgz, ...deps, '--offline', '--no-audit', '--no-fund', '--loglevel=error'],
-      { cwd: app, stdio: 'pipe', env: { ...process.env, npm_config_cache: cache } });
+    // No compiler, make or python on PATH: only node, npm and a shell (what npm runs scripts with).
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin);
+    for (const [name, target] of [['node', process.execPath], ['npm', execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim()], ['sh', '/bin/sh']]) {
+      fs.symlinkSync(fs.realpathSync(target), path.join(bin, name));
+    }
+    const bare = { ...process.env, PATH: bin, npm_config_cache: cache };
+    assert.throws(() => execFileSync('sh', ['-c', 'command -v g++ || command -v cc || command -v make'], { env: bare, stdio: 'pipe' }));
+    execFileSync(path.join(bin, 'npm'), ['install', tgz, ...deps, '--offline', '--no-audit', '--no-fund', '--loglevel=error'],
+      { cwd: app, stdio: 'pipe', env: bare });
     const installed = path.join(app, 'node_modules/dotcode-sdk');
     assert.equal(fs.existsSync(path.join(installed, 'build')), false, 'nothing was compiled');
     fs.writeFileSync(path.join(app, 'gs1.png'), await gs1DataMatrixPng());
@@ -80,6 +95,21 @@ describe('SDK tarball', function () {
     assert.equal(r.qr, 'https://example.com/dotcode-reader');
     assert.equal(r.expiry, '261231');
     assert.deepEqual(r.dot, ['DotCode', 'ABC123'], 'the prebuilt addon reads DotCode');
-    assert.match(r.addon, /node_modules\/dotcode-sdk\/prebuilds\/linux-x64\/.*\.node$/);
+    assert.match(r.addon, new RegExp(`node_modules/dotcode-sdk/prebuilds/linux-${process.arch}/.*\\.node$`));
+
+    // Where no addon loads (another OS or CPU: node-gyp-build pointed at an empty folder), the
+    // installed package reads with its own WebAssembly build, and says so once.
+    const empty = path.join(dir, 'no-addon');
+    fs.mkdirSync(empty);
+    const wasm = spawnSync(process.execPath, ['-e', `
+      const { decode, close } = require('dotcode-sdk/dist/lib/engine');
+      decode(${JSON.stringify(path.join(ROOT, 'examples/gs1-dotcode.png'))}).then((d) => { console.log(JSON.stringify([d.format, d.via, d.text])); return close(); });`],
+    { cwd: app, encoding: 'utf8', env: { ...process.env, DOTCODE_SDK_PREBUILD: empty, DOTCODE_ENGINE: '' } });
+    assert.equal(wasm.status, 0, wasm.stderr);
+    const [format, via, text] = JSON.parse(wasm.stdout.trim().split('\n').pop()!);
+    assert.equal(format, 'DotCode');
+    assert.match(via, /^dotcode:/);
+    assert.match(text, /ABC123/);
+    assert.equal(wasm.stderr.match(/using the WebAssembly reader/g)?.length, 1, wasm.stderr);
   });
 });

@@ -177,7 +177,7 @@ describe('SDK endpoints: register, usage, download', function () {
     const served = JSON.parse(fs.readFileSync(path.join(dir, 'package', 'package.json'), 'utf8'));
     assert.equal(served.workspaces, undefined);
     assert.equal(served.devDependencies, undefined);
-    assert.deepEqual(served.scripts, { install: 'node-gyp-build' });
+    assert.deepEqual(served.scripts, { install: 'node tools/install-addon.js' });
     assert.ok(fs.readdirSync(path.join(dir, 'package', 'prebuilds', 'linux-x64')).some((f) => f.endsWith('.node')));
     assert.ok(!fs.existsSync(path.join(dir, 'package', 'dist', 'server')));
 

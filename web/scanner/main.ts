@@ -2,10 +2,14 @@
 //
 // Flow: the licence key is asked once per tab (sessionStorage), a device id is kept in
 // localStorage (so the same browser keeps its machine slot after closing and reopening), the rear
-// camera is opened, and JPEG frames go over the /v1/scanner/live socket, one in flight at a time.
+// camera is opened, and frames are read on the device (local-reader.ts: our DotCode reader and
+// zxing as WebAssembly), one at a time; the /v1/scanner/live socket still takes the seat lease
+// and receives the count of reads ({type:"usage"}), never a frame. Where WebAssembly is missing
+// or the modules do not load, JPEG frames go over the socket instead, one in flight at a time.
 // The socket protocol is in docs/ARCHITECTURE.md ("Live Scanner socket") and docs/scanner.md.
 
 import { byId, show, sessionGet, sessionSet, localGet, localSet, cleanKey, randomId, fmtDate } from '../shared/dom';
+import * as local from './local-reader';
 
 const KEY_STORE = 'dotcode.scanner.licence_key'; // sessionStorage: this tab only
 const DEVICE_STORE = 'dotcode.scanner.device_id'; // localStorage: this browser, across tabs
@@ -21,6 +25,8 @@ const JPEG_QUALITY = 0.85;
 const FRAME_TIMEOUT_MS = 8000;
 /** The same code read again within this time counts as "still in view": no second beep. */
 const SAME_CODE_HOLD_MS = 2000;
+/** On-device reading: reads are reported (and the seat lease renewed) at least this often. */
+const USAGE_INTERVAL_MS = 5000;
 
 // ---------------------------------------------------------------------------------------------
 // Elements
@@ -96,6 +102,13 @@ let stream: MediaStream | null = null;
 let cameraFailed = false; // the last attempt to open the camera failed (message shown over the video)
 let track: MediaStreamTrack | null = null;
 let torchOn = false;
+
+// On-device reading: 'loading' holds the first frame back (no frame goes to the server while the
+// modules load), 'failed' means frames go over the socket.
+let localState: 'loading' | 'ready' | 'failed' = 'loading';
+void local.load().then(() => { localState = 'ready'; }, () => { localState = 'failed'; });
+let pendingReads = 0;
+let lastUsageAt = 0;
 
 let inFlight = false;
 let inFlightSince = 0;
@@ -415,6 +428,7 @@ function sendFrame(): void {
   }
   const v = el.video;
   if (document.hidden || v.readyState < 2 || !v.videoWidth) { scheduleFrame(200); return; }
+  if (localState === 'loading') { scheduleFrame(20); return; }
   const scale = Math.min(1, MAX_FRAME_SIDE / Math.max(v.videoWidth, v.videoHeight));
   canvas.width = Math.round(v.videoWidth * scale);
   canvas.height = Math.round(v.videoHeight * scale);
@@ -422,6 +436,7 @@ function sendFrame(): void {
   inFlight = true;
   inFlightSince = performance.now();
   lastSentAt = inFlightSince;
+  if (localState === 'ready' && ctx2d) { readOnDevice(ctx2d.getImageData(0, 0, canvas.width, canvas.height)); return; }
   canvas.toBlob((blob) => {
     if (!blob || !ws || ws.readyState !== WebSocket.OPEN) { inFlight = false; scheduleFrame(); return; }
     blob.arrayBuffer().then((buf) => {
@@ -433,6 +448,36 @@ function sendFrame(): void {
   window.setTimeout(() => { if (inFlight && performance.now() - inFlightSince >= FRAME_TIMEOUT_MS) scheduleFrame(0); }, FRAME_TIMEOUT_MS + 10);
 }
 document.addEventListener('visibilitychange', () => { if (!document.hidden) scheduleFrame(0); });
+
+/** One frame read in the page; the result is shown as a socket answer would be. */
+function readOnDevice(img: ImageData): void {
+  local.decodeFrame(img).then((r) => {
+    inFlight = false;
+    answered.push(performance.now());
+    onResult(r as ResultMsg);
+    reportUsage();
+    scheduleFrame();
+  }, () => {
+    // A module that failed (zxing did not load, or a read threw): frames go over the socket.
+    localState = 'failed';
+    inFlight = false;
+    scheduleFrame(0);
+  });
+}
+
+/**
+ * Tells the server how many codes were read on the device since the last report (the socket's
+ * own rule for a read: a code not seen in the last moments). Sent at least every
+ * USAGE_INTERVAL_MS while scanning, so it also keeps the seat lease, as frames did.
+ */
+function reportUsage(): void {
+  const now = performance.now();
+  if (pendingReads === 0 && now - lastUsageAt < USAGE_INTERVAL_MS) return;
+  if (!ws || ws.readyState !== WebSocket.OPEN) return;
+  ws.send(JSON.stringify({ type: 'usage', reads: pendingReads }));
+  pendingReads = 0;
+  lastUsageAt = now;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Results
@@ -452,6 +497,7 @@ function onResult(r: ResultMsg): void {
   lastCodeKey = key;
   lastCodeSeenAt = now;
   if (!isNew) return; // the same code held in view: no second beep, no re-render
+  if (localState === 'ready') pendingReads++;
   announce();
   current = r;
   render();

@@ -2,6 +2,7 @@
 import type { ServerModule } from '../app';
 import { ScannerSockets, SCANNER_PATH } from './live';
 import { servePage } from '../pages';
+import { serveWasm, WASM_FILES } from './assets';
 
 export { ScannerSockets, SCANNER_PATH, LEASE_MS, MESSAGES, checkScannerLicense } from './live';
 
@@ -9,6 +10,7 @@ export const scannerModule: ServerModule = {
   name: 'scanner',
   register({ router, deps, addUpgrade, onClose }) {
     router.get('/scanner', servePage('scanner', { camera: true }));
+    for (const name of Object.keys(WASM_FILES)) router.get(`/scanner/wasm/${name}`, serveWasm(name));
     const sockets = new ScannerSockets({
       store: deps.store,
       trustedKeys: () => deps.supplier.trusted(),

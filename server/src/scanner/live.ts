@@ -34,6 +34,8 @@ export const LEASE_MS = 60_000;
 export const LEASE_RENEW_MS = 10_000;
 /** The hello must come this soon after the socket opens. */
 const HELLO_TIMEOUT_MS = 10_000;
+/** Most reads one usage message may report (a page reports every few seconds). */
+const MAX_USAGE_READS = 1000;
 /** The same text read again within this time is the same code held in view: one scan, not many. */
 const SAME_CODE_MS = 2_000;
 /** Reads are added to the device's machine record at most this often (and on close). */
@@ -152,8 +154,27 @@ class ScannerSession {
       });
       return;
     }
-    if (!isBinary) return; // later text messages are reserved; ignore them
+    if (!isBinary) {
+      // {"type":"usage","reads":n}: the page read frames on the device; other text is reserved.
+      void this.hello.then(() => this.onUsage(buf.toString('utf8'))).catch(() => undefined);
+      return;
+    }
     this.frames.push(buf);
+  }
+
+  // The page decodes on the device (web/scanner/local-reader.ts) and sends, instead of frames,
+  // the count of codes it read, at least every few seconds: counted as frames' reads are, and
+  // renewing the seat lease as frames do.
+  private async onUsage(text: string): Promise<void> {
+    if (this.closed || !this.license) return;
+    let msg: { type?: unknown; reads?: unknown };
+    try { msg = JSON.parse(text); } catch { return; }
+    if (msg.type !== 'usage' || typeof msg.reads !== 'number' || !Number.isInteger(msg.reads) || msg.reads < 0 || msg.reads > MAX_USAGE_READS) return;
+    if (this.now() - this.lastRenew >= LEASE_RENEW_MS && !(await this.takeSeat())) {
+      this.refuse({ code: 4409, error: 'seat_limit_reached', message: MESSAGES.seatsFull });
+      return;
+    }
+    this.reads += msg.reads;
   }
 
   private async onHello(text: string): Promise<void> {
@@ -271,4 +292,6 @@ export class ScannerSockets {
   get openSockets(): number {
     return this.wss.clients.size;
   }
+/** Most reads one usage message may report (a page reports every few seconds). */
+const MAX_USAGE_READS = 1000;
 }

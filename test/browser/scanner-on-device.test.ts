@@ -1,0 +1,112 @@
+// The Live Scanner reading on the device (web/scanner/local-reader.ts: our DotCode reader and
+// zxing as WebAssembly): in Chromium with a fake camera, binary sends on the socket are dropped
+// (the decode path over the network is blocked) and the page must still read DotCode and a QR
+// Code, send no frame at all, hold its seat lease and report its reads to the server; and the
+// first read after Start must come no later than over the socket (WebAssembly removed).
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import {
+  findChromium, startTestServer, TestServer, renderSymbol, writeY4m, launchWithVideo, INSTRUMENT, FRAMES_BLOCKED_INSTRUMENT,
+} from './harness';
+import * as engine from '../../lib/engine';
+import { dotcodeWasmPath } from '../../lib/engine/wasm-node';
+
+const chromiumPath = findChromium();
+const QR_TEXT = 'DC-ON-DEVICE-0815';
+const DOTCODE_TEXT = 'DotCode 2024';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const document: any, window: any;
+
+describe('browser: Live Scanner reads on the device (WebAssembly)', function () {
+  this.timeout(90000);
+  let srv: TestServer;
+  let tmp: string;
+  const browsers: Browser[] = [];
+  const videos: Record<string, string> = {};
+
+  before(async function () {
+    if (!chromiumPath) {
+      console.log('    NOTICE: no chromium found (/usr/bin/chromium): browser tests skipped.');
+      this.skip();
+    }
+    if (!fs.existsSync(dotcodeWasmPath())) {
+      console.log(`      (skipped: ${dotcodeWasmPath()} is not built; it needs emscripten)`);
+      this.skip();
+    }
+    srv = await startTestServer();
+    tmp = fs.mkdtempSync(path.join(srv.dir, 'video-'));
+    videos.qr = path.join(tmp, 'qr.y4m');
+    videos.dot = path.join(tmp, 'dot.y4m');
+    await writeY4m(videos.qr, await renderSymbol('qrcode', QR_TEXT, 5));
+    await writeY4m(videos.dot, await renderSymbol('dotcode', DOTCODE_TEXT, 6));
+  });
+
+  after(async () => {
+    for (const b of browsers) await b.close().catch(() => undefined);
+    await srv?.close();
+    await engine.close();
+  });
+
+  async function browser(video: string): Promise<Browser> {
+    const b = await launchWithVideo(chromiumPath as string, video);
+    browsers.push(b);
+    return b;
+  }
+
+  /** Opens the page, enters the key and returns the time from Start to the first read shown. */
+  async function firstRead(b: Browser, instrument: string, key: string, text: string): Promise<{ page: Page; ms: number; close(): Promise<void> }> {
+    const ctx = await b.newContext();
+    const page = await ctx.newPage();
+    await page.addInitScript(instrument);
+    await page.goto(`${srv.url}/scanner`);
+    await page.locator('#keyCard').waitFor({ state: 'visible' });
+    await page.fill('#keyInput', key);
+    const t0 = Date.now();
+    await page.click('#keySubmit');
+    await page.waitForFunction((t) => document.getElementById('rawText')?.textContent === t, text, { timeout: 30000, polling: 10 });
+    return { page, ms: Date.now() - t0, close: () => ctx.close() };
+  }
+
+  for (const [kind, format, text] of [['dot', 'DotCode', DOTCODE_TEXT], ['qr', 'QRCode', QR_TEXT]] as const) {
+    it(`reads ${format} with frames to the server blocked, sends no frame, holds the lease and reports the read`, async () => {
+      const b = await browser(videos[kind]);
+      const { id, key } = await srv.licence({ seats: 2, features: ['scanner'] });
+      const local = await firstRead(b, FRAMES_BLOCKED_INSTRUMENT, key, text);
+      assert.equal(await local.page.textContent('#resultFormat'), format);
+      assert.equal(await local.page.evaluate(() => window.__beeps), 1);
+      // More frames read on the device meanwhile; not one went to the socket.
+      await local.page.waitForTimeout(1000);
+      assert.deepEqual(await local.page.evaluate(() => window.__frames.length), 0, 'no frame sent over the network');
+      const machines = async () => (await srv.store.listMachines(id)).filter((m) => m.kind === 'scanner');
+      assert.equal((await machines()).length, 1, 'the device holds a seat lease');
+      await local.close(); // the server writes the reads it was told of when the socket closes
+      let scans = 0;
+      for (let i = 0; i < 50 && scans < 1; i++) {
+        scans = Number((await machines())[0]?.info.scans ?? 0);
+        if (scans < 1) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(scans, 1, 'one code read, reported as one scan');
+    });
+  }
+
+  it('the first read after Start comes no later than over the socket', async () => {
+    const b = await browser(videos.dot);
+    const times: Record<'socket' | 'device', number[]> = { socket: [], device: [] };
+    for (let round = 0; round < 3; round++) {
+      for (const [path_, instrument] of [['socket', INSTRUMENT], ['device', FRAMES_BLOCKED_INSTRUMENT]] as const) {
+        const { key } = await srv.licence({ seats: 2, features: ['scanner'] });
+        const r = await firstRead(b, instrument, key, DOTCODE_TEXT);
+        times[path_].push(r.ms);
+        await r.close();
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+    console.log(`      first DotCode read after Start, median of 3: socket ${median(times.socket)} ms, on the device ${median(times.device)} ms ` +
+      `(socket ${times.socket.join('/')}, device ${times.device.join('/')})`);
+    // A shared, busy machine: a margin of 100 ms over the socket's median.
+    assert.ok(median(times.device) <= median(times.socket) + 100, `on the device ${median(times.device)} ms, socket ${median(times.socket)} ms`);
+  });
+});
