@@ -73,7 +73,7 @@ describe('browser: Live Scanner reads on the device (WebAssembly)', function () 
   for (const [kind, format, text] of [['dot', 'DotCode', DOTCODE_TEXT], ['qr', 'QRCode', QR_TEXT]] as const) {
     it(`reads ${format} with frames to the server blocked, sends no frame, holds the lease and reports the read`, async () => {
       const b = await browser(videos[kind]);
-      const { id, key } = await srv.licence({ seats: 2, features: ['scanner'] });
+      const { id, key } = await srv.license({ seats: 2, features: ['scanner'] });
       const local = await firstRead(b, FRAMES_BLOCKED_INSTRUMENT, key, text);
       assert.equal(await local.page.textContent('#resultFormat'), format);
       assert.equal(await local.page.evaluate(() => window.__beeps), 1);
@@ -97,7 +97,7 @@ describe('browser: Live Scanner reads on the device (WebAssembly)', function () 
     const times: Record<'socket' | 'device', number[]> = { socket: [], device: [] };
     for (let round = 0; round < 3; round++) {
       for (const [path_, instrument] of [['socket', INSTRUMENT], ['device', FRAMES_BLOCKED_INSTRUMENT]] as const) {
-        const { key } = await srv.licence({ seats: 2, features: ['scanner'] });
+        const { key } = await srv.license({ seats: 2, features: ['scanner'] });
         const r = await firstRead(b, instrument, key, DOTCODE_TEXT);
         times[path_].push(r.ms);
         await r.close();

@@ -292,6 +292,4 @@ export class ScannerSockets {
   get openSockets(): number {
     return this.wss.clients.size;
   }
-/** Most reads one usage message may report (a page reports every few seconds). */
-const MAX_USAGE_READS = 1000;
 }
