@@ -85,7 +85,7 @@ describe('browser: Live Scanner reads on the device (WebAssembly)', function () 
       await local.close(); // the server writes the reads it was told of when the socket closes
       let scans = 0;
       for (let i = 0; i < 50 && scans < 1; i++) {
-        scans = Number((await machines())[0]?.info.scans ?? 0);
+        scans = Number((await machines())[0]?.scans ?? 0);
         if (scans < 1) await new Promise((r) => setTimeout(r, 100));
       }
       assert.equal(scans, 1, 'one code read, reported as one scan');

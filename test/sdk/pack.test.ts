@@ -102,7 +102,7 @@ describe('SDK tarball', function () {
     const empty = path.join(dir, 'no-addon');
     fs.mkdirSync(empty);
     const wasm = spawnSync(process.execPath, ['-e', `
-      const { decode, close } = require('dotcode-sdk/dist/lib/engine');
+      const { decode, close } = require('dotcode-sdk/engine');
       decode(${JSON.stringify(path.join(ROOT, 'examples/gs1-dotcode.png'))}).then((d) => { console.log(JSON.stringify([d.format, d.via, d.text])); return close(); });`],
     { cwd: app, encoding: 'utf8', env: { ...process.env, DOTCODE_SDK_PREBUILD: empty, DOTCODE_ENGINE: '' } });
     assert.equal(wasm.status, 0, wasm.stderr);
