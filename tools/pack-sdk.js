@@ -25,34 +25,8 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const ROOT = path.resolve(__dirname, '..');
-const { prebuild, ARCHES } = require('./prebuild');
-const prebuildDir = (arch) => path.join(ROOT, 'prebuilds', `linux-${arch}`);
+const { prebuild, ARCHES, addons, prebuildDir, staleReason } = require('./prebuild');
 const WASM = 'dist/lib/wasm/dotcode_reader.wasm';
-
-function newestMtime(p) {
-  const st = fs.statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let m = 0;
-  for (const e of fs.readdirSync(p)) m = Math.max(m, newestMtime(path.join(p, e)));
-  return m;
-}
-
-function addons(dir) {
-  try {
-    return fs.readdirSync(dir).filter((f) => f.endsWith('.node')).map((f) => path.join(dir, f));
-  } catch {
-    return [];
-  }
-}
-
-/** Why the checkout's prebuilt addon for `arch` must be rebuilt, or null when it is current. */
-function prebuildStale(arch) {
-  const built = addons(prebuildDir(arch));
-  if (built.length === 0) return 'no prebuilt addon';
-  const when = Math.min(...built.map((f) => fs.statSync(f).mtimeMs));
-  const src = Math.max(newestMtime(path.join(ROOT, 'native')), newestMtime(path.join(ROOT, 'binding.gyp')));
-  return src > when ? 'native sources are newer than the prebuilt addon' : null;
-}
 
 function copy(rel, stage) {
   fs.cpSync(path.join(ROOT, rel), path.join(stage, rel), {
@@ -98,7 +72,7 @@ function packSdk(opts = {}) {
     // One prebuilt addon per CPU (tools/prebuild.js): rebuilt in the staging folder when asked
     // or stale, else taken from the checkout's prebuilds/.
     const rebuild = ARCHES.filter((arch) => {
-      const why = mode === 'always' ? 'asked to' : mode === 'auto' ? prebuildStale(arch) : null;
+      const why = mode === 'always' ? 'asked to' : mode === 'auto' ? staleReason(arch) : null;
       if (why) log(`building the linux-${arch} addon with prebuildify (${why})`);
       else if (addons(prebuildDir(arch)).length === 0) throw new Error(`no prebuilt addon in ${prebuildDir(arch)}: run with --prebuild auto`);
       return !!why;

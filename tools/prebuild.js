@@ -111,13 +111,29 @@ function newestMtime(p) {
   return m;
 }
 
-/** The checkout's prebuilds/linux-<arch> binary is missing or older than the sources. */
-function stale(arch) {
-  const dir = path.join(ROOT, 'prebuilds', `${process.platform}-${arch}`);
-  let built = [];
-  try { built = fs.readdirSync(dir).filter((f) => f.endsWith('.node')).map((f) => fs.statSync(path.join(dir, f)).mtimeMs); } catch { /* none */ }
-  if (built.length === 0) return true;
-  return Math.max(newestMtime(path.join(ROOT, 'native')), newestMtime(path.join(ROOT, 'binding.gyp'))) > Math.min(...built);
+/** When the addon's sources (native/, binding.gyp) last changed. */
+function sourcesMtime() {
+  return Math.max(newestMtime(path.join(ROOT, 'native')), newestMtime(path.join(ROOT, 'binding.gyp')));
+}
+
+/** The checkout's prebuilt addon folder for a CPU. */
+const prebuildDir = (arch) => path.join(ROOT, 'prebuilds', `${process.platform}-${arch}`);
+
+/** The .node files in a folder (none when it does not exist). */
+function addons(dir) {
+  try {
+    return fs.readdirSync(dir).filter((f) => f.endsWith('.node')).map((f) => path.join(dir, f));
+  } catch {
+    return [];
+  }
+}
+
+/** Why the checkout's prebuilt addon for `arch` must be rebuilt, or null when it is current. */
+function staleReason(arch) {
+  const built = addons(prebuildDir(arch));
+  if (built.length === 0) return 'no prebuilt addon';
+  const when = Math.min(...built.map((f) => fs.statSync(f).mtimeMs));
+  return sourcesMtime() > when ? 'native sources are newer than the prebuilt addon' : null;
 }
 
 /** Copies a current build/Release addon into prebuilds/<platform>-<arch>/<name>.node, stripped. */
@@ -125,9 +141,9 @@ function reuseLocalBuild(arch) {
   const built = path.join(ROOT, 'build', 'Release', 'dotcode_native.node');
   let when;
   try { when = fs.statSync(built).mtimeMs; } catch { return false; }
-  if (Math.max(newestMtime(path.join(ROOT, 'native')), newestMtime(path.join(ROOT, 'binding.gyp'))) > when) return false;
+  if (sourcesMtime() > when) return false;
   const name = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).name;
-  const dir = path.join(ROOT, 'prebuilds', `${process.platform}-${arch}`);
+  const dir = prebuildDir(arch);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const to = path.join(dir, `${name}.node`);
@@ -140,7 +156,7 @@ function reuseLocalBuild(arch) {
   return true;
 }
 
-module.exports = { prebuild, ARCHES };
+module.exports = { prebuild, ARCHES, addons, prebuildDir, staleReason };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
@@ -148,7 +164,7 @@ if (require.main === module) {
   try {
     let arches = opt('--arch') ? opt('--arch').split(',') : ARCHES;
     if (args.includes('--if-stale')) {
-      arches = arches.filter(stale);
+      arches = arches.filter((arch) => staleReason(arch) !== null);
       // As part of `npm run build`, a missing cross compiler is a notice, not a failed build (a
       // developer without g++-aarch64-linux-gnu still builds and tests); tools/pack-sdk.js and
       // CI (DOTCODE_REQUIRE_PREBUILDS=1) require every arch.
