@@ -130,6 +130,23 @@ export async function launchWithVideo(executablePath: string, y4m: string): Prom
   });
 }
 
+/** The browsers a suite launched, each with its fake-camera video; closeAll() in its after hook. */
+export class Browsers {
+  private readonly open: Browser[] = [];
+
+  constructor(private readonly executablePath: string | null) {}
+
+  async launch(y4m: string): Promise<Browser> {
+    const b = await launchWithVideo(this.executablePath as string, y4m);
+    this.open.push(b);
+    return b;
+  }
+
+  async closeAll(): Promise<void> {
+    for (const b of this.open) await b.close().catch(() => undefined);
+  }
+}
+
 /**
  * Instruments the page before its script runs: counts WebAudio oscillator starts (the beep) and
  * navigator.vibrate calls, so a test can observe both without speakers or a phone; and records

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import {
-  findChromium, startTestServer, TestServer, renderSymbol, writeY4m, launchWithVideo, INSTRUMENT, FRAMES_BLOCKED_INSTRUMENT,
+  findChromium, startTestServer, TestServer, renderSymbol, writeY4m, Browsers, INSTRUMENT, FRAMES_BLOCKED_INSTRUMENT,
 } from './harness';
 import * as engine from '../../lib/engine';
 import { dotcodeWasmPath } from '../../lib/engine/wasm-node';
@@ -24,7 +24,7 @@ describe('browser: Live Scanner reads on the device (WebAssembly)', function () 
   this.timeout(90000);
   let srv: TestServer;
   let tmp: string;
-  const browsers: Browser[] = [];
+  const browsers = new Browsers(chromiumPath);
   const videos: Record<string, string> = {};
 
   before(async function () {
@@ -45,16 +45,10 @@ describe('browser: Live Scanner reads on the device (WebAssembly)', function () 
   });
 
   after(async () => {
-    for (const b of browsers) await b.close().catch(() => undefined);
+    await browsers.closeAll();
     await srv?.close();
     await engine.close();
   });
-
-  async function browser(video: string): Promise<Browser> {
-    const b = await launchWithVideo(chromiumPath as string, video);
-    browsers.push(b);
-    return b;
-  }
 
   /** Opens the page, enters the key and returns the time from Start to the first read shown. */
   async function firstRead(b: Browser, instrument: string, key: string, text: string): Promise<{ page: Page; ms: number; close(): Promise<void> }> {
@@ -72,7 +66,7 @@ describe('browser: Live Scanner reads on the device (WebAssembly)', function () 
 
   for (const [kind, format, text] of [['dot', 'DotCode', DOTCODE_TEXT], ['qr', 'QRCode', QR_TEXT]] as const) {
     it(`reads ${format} with frames to the server blocked, sends no frame, holds the lease and reports the read`, async () => {
-      const b = await browser(videos[kind]);
+      const b = await browsers.launch(videos[kind]);
       const { id, key } = await srv.license({ seats: 2, features: ['scanner'] });
       const local = await firstRead(b, FRAMES_BLOCKED_INSTRUMENT, key, text);
       assert.equal(await local.page.textContent('#resultFormat'), format);
@@ -93,7 +87,7 @@ describe('browser: Live Scanner reads on the device (WebAssembly)', function () 
   }
 
   it('the first read after Start comes no later than over the socket', async () => {
-    const b = await browser(videos.dot);
+    const b = await browsers.launch(videos.dot);
     const times: Record<'socket' | 'device', number[]> = { socket: [], device: [] };
     for (let round = 0; round < 3; round++) {
       for (const [path_, instrument] of [['socket', INSTRUMENT], ['device', FRAMES_BLOCKED_INSTRUMENT]] as const) {

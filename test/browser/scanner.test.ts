@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
-  findChromium, startTestServer, TestServer, renderSymbol, writeY4m, launchWithVideo, INSTRUMENT, engineReads,
+  findChromium, startTestServer, TestServer, renderSymbol, writeY4m, Browsers, INSTRUMENT, engineReads,
   CAMERA_INSTRUMENT, INSECURE_HOST,
 } from './harness';
 import * as engine from '../../lib/engine';
@@ -56,7 +56,7 @@ if (!chromiumPath) {
     this.timeout(60000);
     let srv: TestServer;
     let tmp: string;
-    const browsers: Browser[] = [];
+    const browsers = new Browsers(chromiumPath);
     let qrVideo: string;
     let gs1Video: string;
     let dotVideo: string;
@@ -76,20 +76,14 @@ if (!chromiumPath) {
     });
 
     after(async () => {
-      for (const b of browsers) await b.close().catch(() => undefined);
+      await browsers.closeAll();
       await srv?.close();
       await engine.close();
     });
 
-    async function browser(video: string): Promise<Browser> {
-      const b = await launchWithVideo(chromiumPath as string, video);
-      browsers.push(b);
-      return b;
-    }
-
     describe('with a QR Code in view', () => {
       let b: Browser;
-      before(async () => { b = await browser(qrVideo); });
+      before(async () => { b = await browsers.launch(qrVideo); });
 
       it('asks for the licence key once per tab, and again in a new tab', async () => {
         const { key } = await srv.license({ seats: 3, features: ['scanner'] });
@@ -241,7 +235,7 @@ if (!chromiumPath) {
 
     describe('with a GS1 Data Matrix in view', () => {
       it('switches to the GS1 fields and copies the view shown', async () => {
-        const b = await browser(gs1Video);
+        const b = await browsers.launch(gs1Video);
         const ctx = await b.newContext({ permissions: ['clipboard-read', 'clipboard-write'], viewport: { width: 1200, height: 760 } });
         const page = await newScannerPage(ctx, srv.url);
         await enterKey(page, (await srv.license({ seats: 2, features: ['scanner'], org: 'Acme Pharma Distribution' })).key);
@@ -270,7 +264,7 @@ if (!chromiumPath) {
       });
 
       it('fits a 390 px phone screen after a GS1 read: the raw payload and the history line do not widen the page', async () => {
-        const b = await browser(gs1Video);
+        const b = await browsers.launch(gs1Video);
         const ctx = await b.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
         const page = await newScannerPage(ctx, srv.url);
         await enterKey(page, (await srv.license({ seats: 2, features: ['scanner'] })).key);
@@ -294,7 +288,7 @@ if (!chromiumPath) {
           console.log(`    NOTICE: the engine does not read the rendered DotCode yet (${direct.error}); the browser DotCode case waits for the detector.`);
           this.skip();
         }
-        const b = await browser(dotVideo);
+        const b = await browsers.launch(dotVideo);
         // A phone-sized screen: the layout stacks the video over the result.
         const ctx = await b.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
         const page = await newScannerPage(ctx, srv.url);
@@ -310,7 +304,7 @@ if (!chromiumPath) {
 
     describe('portal', () => {
       let b: Browser;
-      before(async () => { b = await browser(qrVideo); });
+      before(async () => { b = await browsers.launch(qrVideo); });
 
       it('shows Cloud API usage with a drawn daily chart for an API key', async () => {
         const today = new Date().toISOString().slice(0, 10);
