@@ -920,25 +920,27 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
     // cylinder's edge); follow the lattice over the image and try again with the longer one.
-    // (The driver goes on with the lattice as grown: its region logic is tuned to that.)
+    // The extended lattice is a copy: the driver goes on with the lattice as grown (its region
+    // logic is tuned to that), and most lattices add no line, so nothing else is copied for them.
     if (got == 0 && Clock::now() < deadline && ++extended <= kMaxExtendedLattices) {
-      const LatticeFit grownFit = cand.fit;
-      const GridMapper grownMapper = cand.mapper;
-      const SampleContext grownCtx = cand.ctx;
+      LatticeFit longer = cand.fit;
       LineEnds ends;
-      if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, cand.fit, &ends) > 0 && cand.mapper.fit(*cand.blobs, cand.fit)) {
-        if (options.trace && !options.trace->passes.empty()) {
-          TracePass* tp = &options.trace->passes.back();
-          traceLattice(tp, tp->lattices.empty() ? -1 : tp->lattices.back().cluster, *cand.blobs, cand.fit, frame,
-                       "extended over the image");
+      if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, longer, &ends) > 0) {
+        Candidate ext;
+        ext.fit = std::move(longer);
+        ext.ctx = cand.ctx;
+        ext.ctx.mapper = &ext.mapper;
+        ext.blobs = cand.blobs;
+        ext.dark = cand.dark;
+        if (ext.mapper.fit(*ext.blobs, ext.fit)) {
+          if (options.trace && !options.trace->passes.empty()) {
+            TracePass* tp = &options.trace->passes.back();
+            traceLattice(tp, tp->lattices.empty() ? -1 : tp->lattices.back().cluster, *ext.blobs, ext.fit, frame,
+                         "extended over the image");
+          }
+          calibrateLevels(ext.ctx, *ext.blobs, ext.fit);
+          got = attempt(ext, pass, frame, &ends);
         }
-        calibrateLevels(cand.ctx, *cand.blobs, cand.fit);
-        got = attempt(cand, pass, frame, &ends);
-      }
-      if (got == 0) {
-        cand.fit = grownFit;
-        cand.mapper = grownMapper;
-        cand.ctx = grownCtx;
       }
     }
     if (got <= 0) return got;
