@@ -6,6 +6,7 @@
 import * as os from 'os';
 import * as path from 'path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'worker_threads';
+import { WorkerLanes, type Lane } from './worker-lanes';
 import type { Job, JobAnswer, ZXingJob } from './core';
 import { decodeError } from './errors';
 
@@ -14,8 +15,6 @@ const WORKER_FILE = path.join(__dirname, 'worker.js');
 function crashAnswer(why: string): JobAnswer {
   return { error: decodeError('internal', why), symbols: [] };
 }
-
-interface Task { id: number; msg: { zxing?: ZXingJob; warm?: boolean }; transfer: ArrayBuffer[]; resolve: (a: JobAnswer) => void }
 
 /**
  * The grey plane as it should travel: moved (ArrayBuffer transfer) when the engine made it and
@@ -31,20 +30,22 @@ function forTransfer(job: ZXingJob): { job: ZXingJob; transfer: ArrayBuffer[] } 
   return { job: { ...job, grey: { data, width: job.grey.width, height: job.grey.height } }, transfer: [data.buffer as ArrayBuffer] };
 }
 
-interface Slot { worker: Worker; task: Task | null }
-
+/** The zxing step's workers (worker.js). */
 export class WorkerPool {
-  private slots: Slot[] = [];
-  private queue: Task[] = [];
-  private nextId = 1;
-  private warmed = new WeakSet<Slot>();
+  private readonly lanes: WorkerLanes;
+  private warmed = new WeakSet<Lane>();
 
-  constructor(readonly size: number) {}
+  constructor(readonly size: number) {
+    this.lanes = new WorkerLanes(WORKER_FILE, size, { role: 'pool' });
+  }
 
   /** Runs the zxing step in a worker; the job's grey plane is moved there (see forTransfer). */
   run(zxing: ZXingJob): Promise<JobAnswer> {
     const { job, transfer } = forTransfer(zxing);
-    return this.submit({ zxing: job }, transfer);
+    this.lanes.fill();
+    return new Promise((resolve) => {
+      this.lanes.submit({ zxing: job }, transfer, (m) => resolve(m.answer as JobAnswer), (why) => resolve(crashAnswer(why)));
+    });
   }
 
   /**
@@ -52,76 +53,17 @@ export class WorkerPool {
    * once. Workers already warm answer at once.
    */
   async warm(lanes = this.size): Promise<void> {
-    this.fill(lanes);
-    await Promise.all(this.slots.filter((slot) => !this.warmed.has(slot)).map((slot) => new Promise<JobAnswer>((resolve) => {
-      const task: Task = { id: this.nextId++, msg: { warm: true }, transfer: [], resolve };
-      if (slot.task) this.queue.push(task); else this.dispatch(slot, task);
+    this.lanes.fill(lanes);
+    await Promise.all(this.lanes.started.filter((lane) => !this.warmed.has(lane)).map((lane) => new Promise<void>((resolve) => {
+      this.lanes.submit({ warm: true }, [], (m, by) => {
+        if (!(m.answer as JobAnswer).error) this.warmed.add(by);
+        resolve();
+      }, () => resolve(), lane);
     })));
   }
 
-  private submit(msg: Task['msg'], transfer: ArrayBuffer[]): Promise<JobAnswer> {
-    return new Promise((resolve) => {
-      this.fill();
-      const task: Task = { id: this.nextId++, msg, transfer, resolve };
-      const idle = this.slots.find((s) => !s.task);
-      if (idle) this.dispatch(idle, task); else this.queue.push(task);
-    });
-  }
-
-  private fill(upTo = this.size): void {
-    while (this.slots.length < Math.min(upTo, this.size)) this.slots.push(this.spawn());
-  }
-
-  private spawn(): Slot {
-    const worker = new Worker(WORKER_FILE, { workerData: { role: 'pool' } });
-    const slot: Slot = { worker, task: null };
-    worker.on('message', (m: { id: number; answer: JobAnswer }) => {
-      const task = slot.task;
-      if (!task || task.id !== m.id) return;
-      slot.task = null;
-      worker.unref();
-      if (task.msg.warm && !m.answer.error) this.warmed.add(slot);
-      task.resolve(m.answer);
-      this.next(slot);
-    });
-    const fail = (why: string) => {
-      const i = this.slots.indexOf(slot);
-      if (i < 0) return; // already closed or replaced
-      this.slots.splice(i, 1);
-      if (slot.task) slot.task.resolve(crashAnswer(why));
-      slot.task = null;
-      // Replace the lost worker only if there is work waiting for it.
-      if (this.queue.length) {
-        const fresh = this.spawn();
-        this.slots.push(fresh);
-        this.next(fresh);
-      }
-    };
-    worker.on('error', (e) => fail(`worker_error:${e.message}`));
-    worker.on('exit', (code) => fail(`worker_exit:${code}`));
-    // After the listeners: attaching a 'message' listener refs the worker's port again.
-    worker.unref();
-    return slot;
-  }
-
-  private dispatch(slot: Slot, task: Task): void {
-    slot.task = task;
-    slot.worker.ref();
-    slot.worker.postMessage({ id: task.id, ...task.msg }, task.transfer);
-  }
-
-  private next(slot: Slot): void {
-    const task = this.queue.shift();
-    if (task) this.dispatch(slot, task);
-  }
-
   async close(): Promise<void> {
-    const slots = this.slots;
-    this.slots = [];
-    for (const t of this.queue) t.resolve(crashAnswer('engine_closed'));
-    this.queue = [];
-    for (const s of slots) if (s.task) s.task.resolve(crashAnswer('engine_closed'));
-    await Promise.all(slots.map((s) => s.worker.terminate()));
+    await this.lanes.close('engine_closed');
   }
 }
 
