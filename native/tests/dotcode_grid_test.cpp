@@ -251,3 +251,39 @@ TEST("dotcode grid: invalid grids return nothing") {
   }
   CHECK_EQ(accepted, 0);
 }
+
+// Two empty lines appended where the bit stream ends make a valid longer symbol: the shift by one
+// codeword keeps a Reed-Solomon codeword a codeword, the slot in the new lines reads as an erasure,
+// and the first check word turns into one more data character. A detector that tries an extent
+// reaching into the quiet zone must not get that text (seen on a cylinder render: "Y<b0!" read
+// as "Y<b0!#"). Every edge of a real symbol holds a dot, and its padding bits are dots.
+TEST("dotcode grid: a symbol read with two quiet-zone lines at its stream's end is refused") {
+  Rng rng(77);
+  int decodedRight = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    int H, W;
+    const int len = 1 + rng.below(12);
+    randomSize(rng, len, H, W);
+    const Built b = build(rng, H, W, len, rng.below(4));
+    REQUIRE(!b.dots.empty());
+    // The stream ends in the last columns of a column layout (W odd) and in the first rows of a
+    // row layout (it runs from the bottom row up).
+    const bool columnLayout = W % 2 == 1;
+    dc::DotGrid g;
+    g.rows = columnLayout ? H : H + 2;
+    g.cols = columnLayout ? W + 2 : W;
+    g.value.assign(static_cast<size_t>(g.rows) * g.cols, 0.0f);
+    for (int r = 0; r < H; ++r)
+      for (int c = 0; c < W; ++c) g.value[static_cast<size_t>(columnLayout ? r : r + 2) * g.cols + c] = b.dots[r * W + c];
+    // A blurred edge leaves a weak value or two in the quiet zone.
+    if (trial % 2) g.value[columnLayout ? static_cast<size_t>(1 + rng.below(H - 2)) * g.cols + W : static_cast<size_t>(1) * g.cols + 1 + rng.below(W - 2)] = 0.5f;
+    const auto s = dc::decodeDotGrid(transformed(g, trial % 8));
+    if (s && s->bytes != b.text) {
+      std::ostringstream os;
+      os << H << "x" << W << " read as " << s->rows << "x" << s->cols << ": '" << s->bytes << "' for '" << b.text << "'";
+      check::fail(__FILE__, __LINE__, "quiet-zone extent misread: " + os.str());
+    }
+    if (s && s->bytes == b.text) ++decodedRight;
+  }
+  CHECK_EQ(decodedRight, 0);  // the grid is not the symbol's extent: nothing may be read from it
+}
