@@ -265,6 +265,37 @@ void endHypotheses(const LineEnds& ends, std::vector<Extent>& out) {
         }
 }
 
+// A short wide lattice of small light dots often grows into the text printed just above or below
+// the symbol (its strokes leave peaks on the same lattice), so its short side is too long. Every
+// band of the short side down to 5 lines is one more extent, the long side as grown (one longer at
+// either end where H+W would be even), the widest bands first; the decoder refuses the others.
+constexpr int kMinBandLines = 5;
+constexpr size_t kMaxBandHypotheses = 64;
+void shortBands(const LatticeFit& f, bool alongCols, std::vector<Extent>& out) {
+  const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+  const int shortLen = alongCols ? H : W, shortMin = alongCols ? f.rowMin : f.colMin;
+  if (shortLen <= kMinBandLines + 2) return;
+  size_t added = 0;
+  for (int h = shortLen - 1; h >= kMinBandLines && added < kMaxBandHypotheses; --h)
+    for (int off = 0; off + h <= shortLen && added < kMaxBandHypotheses; ++off) {
+      Extent e{f.rowMin, H, f.colMin, W};
+      (alongCols ? e.rowMin : e.colMin) = shortMin + off;
+      (alongCols ? e.rows : e.cols) = h;
+      if (((e.rows + e.cols) & 1) == 1) {
+        out.push_back(e);
+        ++added;
+      } else {  // the long side one short (a lost end line), either end
+        Extent e1 = e, e2 = e;
+        (alongCols ? e1.cols : e1.rows) += 1;
+        (alongCols ? e2.cols : e2.rows) += 1;
+        (alongCols ? e2.colMin : e2.rowMin) -= 1;
+        out.push_back(e1);
+        out.push_back(e2);
+        added += 2;
+      }
+    }
+}
+
 // Lattices extended per image at most (extendLattice): a frame without a symbol can hold dozens of
 // decoy lattices (dot-matrix text, dotted textures), each worth an extension, a new map and a
 // second round of hypotheses; the symbol's own lattice is among the first few (the largest
@@ -871,6 +902,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
           }
         }
     }
+    if (reach) shortBands(f, alongCols, hyps);
     for (const Extent& e : hyps) {
       if (Clock::now() > deadline) return -1;
       grid.rows = e.rows;
