@@ -306,6 +306,7 @@ constexpr int kMaxExtendedLattices = 8;
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
 constexpr double kPeaksPixelsDark = 160000;
+constexpr double kSpillPixels = 320000;  // light lattices cut by their region's border, read whole
 // At most this many regions per polarity (the likelier first), and the half-resolution search
 // only on regions of at least kHalfMin pixels a side (a symbol of dots 4+ px wide is larger).
 constexpr int kPeaksRegions = 14;
@@ -721,6 +722,11 @@ class PassSchedule {
       // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
       double budget = pass->dark ? kPeaksPixelsDark : kPeaksPixels;
       std::vector<Rect>& spilled = pass->dark ? spillPeaksDark_ : spillPeaksLight_;
+      // A lattice cut by its region's border is the best evidence of a symbol there is: its
+      // re-reads have their own allowance, so large empty regions read first (a phone photo's
+      // text and texture) cannot use up what it needs.
+      double spillBudget = pass->dark ? kPeaksPixelsDark : kSpillPixels;
+      bool fromSpill = false;
       // later rounds: lattices cut by their region's border, read again on their whole box (a
       // blurred lattice grows a little with each re-read)
       for (int round = 0; round < kPeaksRounds && !regions.empty(); ++round) {
@@ -728,8 +734,9 @@ class PassSchedule {
           if (found_ || stop_) return;
           const Rect r = regions[ri];
           const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
-          if (area > budget) continue;
-          budget -= area;
+          double& pool = fromSpill ? spillBudget : budget;
+          if (area > pool) continue;
+          pool -= area;
           const GreyImage region = crop(r);
           run(region, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused_, false);
           // Dots of 4+ px have several maxima of the small centre-surround filter (their rims);
@@ -742,6 +749,7 @@ class PassSchedule {
         }
         regions = unionOfOverlapping(spilled);  // (the boxes already hold their margin)
         spilled.clear();
+        fromSpill = !regions.empty();
         // The fast passes' regions are a guess: a symbol of small light dots can sit where
         // they saw nothing. Once they are read, what is left of the budget goes to the middle
         // of the frame (where a user aims), the whole frame when it fits.
