@@ -306,7 +306,11 @@ constexpr int kMaxExtendedLattices = 8;
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
 constexpr double kPeaksPixelsDark = 160000;
-constexpr double kSpillPixels = 320000;  // light lattices cut by their region's border, read whole
+constexpr double kSpillPixels = 320000;
+// Light lattices with modules under kFinePitch px are read again at twice the size (upsampledPeaks).
+constexpr float kFinePitch = 2.6f;
+constexpr size_t kMaxFineCrops = 2;
+constexpr double kFinePixels = 100000;  // light lattices cut by their region's border, read whole
 // At most this many regions per polarity (the likelier first), and the half-resolution search
 // only on regions of at least kHalfMin pixels a side (a symbol of dots 4+ px wide is larger).
 constexpr int kPeaksRegions = 14;
@@ -567,6 +571,7 @@ class PassSchedule {
         &PassSchedule::sharpened,         // dots blurred into chains: a high-pass image
         &PassSchedule::peaks,             // small dots that touch or barely stand out (packs)
         &PassSchedule::upsampled,         // dots of 2-3 px: regions read at twice the size
+        &PassSchedule::upsampledPeaks,    // light dots of under 2.6 px: lattice boxes at twice the size
     };
     for (Stage stage : kHarder) {
       (this->*stage)();
@@ -585,6 +590,8 @@ class PassSchedule {
       if (r < 0) stop_ = true;
       // (only lattices of some size: a symbol cut in two still leaves dozens of dots in each part)
       if (r == 0 && spill_.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) noteSpill(cand, pass, frame, img);
+      if (r == 0 && pass.peaks && !pass.dark && fine_.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch)
+        noteFine(cand, frame);
       return r >= 0;
     });
   }
@@ -629,6 +636,43 @@ class PassSchedule {
       b.x1 = std::min(image_.width, b.x1);
       b.y1 = std::min(image_.height, b.y1);
       if (b.x1 - b.x0 >= 8 && b.y1 - b.y0 >= 8) (pass.peaks ? (pass.dark ? spillPeaksDark_ : spillPeaksLight_) : spill_).push_back(b);
+    }
+  }
+
+  // A light lattice of modules under kFinePitch px that did not read: its box, with half its
+  // length of margin along its long axis, for the upsampled peaks stage.
+  void noteFine(const Candidate& cand, const Frame& frame) {
+    const LatticeFit& f = cand.fit;
+    const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+    const float mr = H > W ? std::max(0.5f * H, 20.0f) : 3.0f, mc = W >= H ? std::max(0.5f * W, 20.0f) : 3.0f;
+    float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
+    for (float rr : {f.rowMin - mr, f.rowMax + mr})
+      for (float cc : {f.colMin - mc, f.colMax + mc}) {
+        const PointF p = cand.mapper.map(rr, cc);
+        x0 = std::min(x0, p.x), x1 = std::max(x1, p.x), y0 = std::min(y0, p.y), y1 = std::max(y1, p.y);
+      }
+    Rect b{std::max(0, static_cast<int>(x0 / frame.scale + frame.ox)), std::max(0, static_cast<int>(y0 / frame.scale + frame.oy)),
+           std::min(image_.width, static_cast<int>(x1 / frame.scale + frame.ox) + 1),
+           std::min(image_.height, static_cast<int>(y1 / frame.scale + frame.oy) + 1)};
+    if (b.x1 - b.x0 < 8 || b.y1 - b.y0 < 8) return;
+    for (const Rect& o : fine_)
+      if (b.x0 >= o.x0 && b.y0 >= o.y0 && b.x1 <= o.x1 && b.y1 <= o.y1) return;  // already noted
+    fine_.push_back(b);
+  }
+
+  // Light dots of 1.5-2.5 px (a pack seen from afar, a phone photo of a whole shelf): the peak
+  // filter blurs neighbours together at that size and the lattice it finds is only part of the
+  // symbol. The boxes of such lattices are read again upsampled twice (at most kMaxFineCrops,
+  // each at most kFinePixels before upsampling).
+  void upsampledPeaks() {
+    int crops = 0;
+    for (const Rect& r : fine_) {
+      if (found_ || stop_ || ++crops > kMaxFineCrops) break;
+      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > kFinePixels) continue;
+      GreyImage up;
+      std::vector<uint8_t> buf;
+      upsample2(crop(r), buf, up);
+      run(up, kPeaksLight, Frame{2.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused_, false);
     }
   }
 
@@ -797,6 +841,7 @@ class PassSchedule {
   // Lattices that did not read and reach beyond the crop they were found in (a focus region can
   // hold only part of a symbol): their image box, to be read again whole.
   std::vector<Rect> spill_, spillPeaksLight_, spillPeaksDark_;
+  std::vector<Rect> fine_;  // boxes of light lattices of very small modules (upsampledPeaks)
 };
 
 template <class F>
