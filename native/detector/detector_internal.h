@@ -95,9 +95,10 @@ struct PeakParams {
   float supportRadius = 12;  // mark peaks midway between two others within this radius (0: none)
 };
 struct PeakWorkspace {
-  std::vector<uint16_t> hBinom, hBox, smooth;
-  std::vector<int32_t> boxAcc, mult;
+  std::vector<uint16_t> hBinom, hBox, smooth, boxAcc;
+  std::vector<int32_t> mult;
   std::vector<int16_t> resp;
+  std::vector<uint8_t> above;  // one row: the response reaches the floor
   std::vector<uint8_t> keep;  // per peak: midway between two others (the clusters' seeds)
 };
 // Returns false when the peak cap was hit.
