@@ -75,7 +75,7 @@ struct LocateWorkspace {
   std::vector<uint8_t> colMin, colMax, foldMin, foldMax, bMin, bMax;
   std::vector<uint16_t> colSum, foldSum, bSum;
   std::vector<int16_t> thr;
-  std::vector<uint8_t> thrRow, fg;  // extractRuns: one row's per-pixel threshold and foreground mask
+  std::vector<uint8_t> thrRow, fg;  // extractRuns: one row's per-pixel threshold and foreground depth
   std::vector<int32_t> runX0, runX1, runY, runDepth, parent;
   std::vector<int32_t> rowStart;
   std::vector<int64_t> sumX2, sumY2;  // twice the coordinate sums (exact)

@@ -247,16 +247,21 @@ void blockThresholds(const LocateParams& p, size_t nb, LocateWorkspace& ws) {
   }
 }
 
-// out[x] = 0xFF where the pixel (in dark form) lies below its threshold, else 0 (a loop of its
-// own: inside the run extraction the compiler does not vectorise it).
-void foregroundMask(const uint8_t* row, const uint8_t* thr, uint8_t xorMask, uint8_t* out, int n) {
-  for (int x = 0; x < n; ++x) out[x] = static_cast<uint8_t>(row[x] ^ xorMask) < thr[x] ? 0xFF : 0;
+// out[x] = how far the pixel (in dark form) lies below its threshold, 0 where it does not: the
+// foreground and each pixel's depth in one saturating subtraction (a loop of its own: inside
+// the run extraction the compiler does not vectorise it).
+void foregroundDepth(const uint8_t* row, const uint8_t* thr, uint8_t xorMask, uint8_t* out, int n) {
+  for (int x = 0; x < n; ++x) {
+    const uint8_t v = static_cast<uint8_t>(row[x] ^ xorMask);
+    out[x] = thr[x] > v ? static_cast<uint8_t>(thr[x] - v) : 0;
+  }
 }
 
 // Foreground runs, row by row (ws.run*, ws.rowStart). False when p.maxRuns was exceeded.
-// Each row is first turned into a byte mask (pixel beyond its block's threshold), a plain loop
-// the compiler vectorises; the mask is then scanned eight bytes at a time, and most of a frame
-// holds no foreground, so the per-pixel run logic sees only the few segments that do.
+// Each row is first turned into bytes of how far each pixel lies beyond its block's threshold
+// (0: background), a plain loop the compiler vectorises; they are then scanned eight at a time,
+// and most of a frame holds no foreground, so the per-pixel run logic sees only the few
+// segments that do.
 bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws) {
   const int W = img.width, H = img.height, S = p.blockShift, B = 1 << S;
   const int bw = (W + B - 1) >> S;
@@ -284,7 +289,7 @@ bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& w
         std::memset(thrRow + x0, std::max<int16_t>(0, std::min<int16_t>(255, thr[bx])), static_cast<size_t>(std::min(W, x0 + B) - x0));
       }
     }
-    foregroundMask(row, thrRow, xorMask, fg, W);
+    foregroundDepth(row, thrRow, xorMask, fg, W);
     int runStart = -1, depth = 0;
     for (int x = 0; x < W;) {
       if (x + 8 <= W) {
@@ -309,7 +314,7 @@ bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& w
             runStart = x;
             depth = 0;
           }
-          depth = std::max(depth, thrRow[x] - (row[x] ^ xorMask));
+          depth = std::max<int>(depth, fg[x]);
         } else if (runStart >= 0) {
           ws.runX0.push_back(runStart);
           ws.runX1.push_back(x);
