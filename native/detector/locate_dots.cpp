@@ -258,6 +258,14 @@ void foregroundDepth(const uint8_t* row, const uint8_t* thr, uint8_t xorMask, ui
 }
 
 // Foreground runs, row by row (ws.run*, ws.rowStart). False when p.maxRuns was exceeded.
+// Eight mask bytes are read as one 64-bit word, byte i at bits 8i..8i+7: every target (x86-64,
+// arm64, WebAssembly) is little-endian.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "extractRuns reads mask bytes as little-endian words");
+constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7FULL, kHigh = 0x8080808080808080ULL;
+
+// The index (0..7) of the lowest byte whose top bit is set in m (m != 0).
+inline int byteIndex(uint64_t m) { return __builtin_ctzll(m) >> 3; }
+
 // Each row is first turned into bytes of how far each pixel lies beyond its block's threshold
 // (0: background), a plain loop the compiler vectorises; they are then scanned eight at a time,
 // and most of a frame holds no foreground, so the per-pixel run logic sees only the few
@@ -291,45 +299,50 @@ bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& w
     }
     foregroundDepth(row, thrRow, xorMask, fg, W);
     int runStart = -1, depth = 0;
-    for (int x = 0; x < W;) {
-      if (x + 8 <= W) {
-        uint64_t word;
-        std::memcpy(&word, fg + x, 8);
-        if (word == 0) {
-          if (runStart >= 0) {
-            ws.runX0.push_back(runStart);
-            ws.runX1.push_back(x);
-            ws.runY.push_back(y);
-            ws.runDepth.push_back(depth);
-            runStart = -1;
-          }
-          x += 8;
-          continue;
-        }
-      }
-      const int end = std::min(W, x + 8);
-      for (; x < end; ++x) {
-        if (fg[x]) {
-          if (runStart < 0) {
-            runStart = x;
-            depth = 0;
-          }
-          depth = std::max<int>(depth, fg[x]);
-        } else if (runStart >= 0) {
-          ws.runX0.push_back(runStart);
-          ws.runX1.push_back(x);
-          ws.runY.push_back(y);
-          ws.runDepth.push_back(depth);
-          runStart = -1;
-        }
-      }
-    }
-    if (runStart >= 0) {
+    auto closeRun = [&](int x) {
       ws.runX0.push_back(runStart);
-      ws.runX1.push_back(W);
+      ws.runX1.push_back(x);
       ws.runY.push_back(y);
       ws.runDepth.push_back(depth);
+      runStart = -1;
+    };
+    int x = 0;
+    for (; x + 8 <= W; x += 8) {
+      uint64_t word;
+      std::memcpy(&word, fg + x, 8);
+      // the top bit of every nonzero byte; byte i of the word is fg[x + i] (little-endian)
+      const uint64_t nz = (((word & kLow7) + kLow7) | word) & kHigh;
+      if (nz == 0) {
+        if (runStart >= 0) closeRun(x);
+        continue;
+      }
+      for (int i = 0; i < 8;) {
+        if (runStart < 0) {
+          const uint64_t rest = nz >> (8 * i);
+          if (rest == 0) break;
+          i += byteIndex(rest);
+          runStart = x + i;
+          depth = 0;
+        }
+        const uint64_t zeros = (~nz & kHigh) >> (8 * i);
+        const int end = zeros ? i + byteIndex(zeros) : 8;
+        for (int k = i; k < end; ++k) depth = std::max<int>(depth, fg[x + k]);
+        if (end < 8) closeRun(x + end);
+        i = end;
+      }
     }
+    for (; x < W; ++x) {
+      if (fg[x]) {
+        if (runStart < 0) {
+          runStart = x;
+          depth = 0;
+        }
+        depth = std::max<int>(depth, fg[x]);
+      } else if (runStart >= 0) {
+        closeRun(x);
+      }
+    }
+    if (runStart >= 0) closeRun(W);
     if (static_cast<int>(ws.runX0.size()) > p.maxRuns) capped = true;
   }
   if (capped) return false;
