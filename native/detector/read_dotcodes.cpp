@@ -111,6 +111,17 @@ struct Rect {
   int x0, y0, x1, y1;
 };
 
+// highPass for the columns [xa, xb), whose box (2R+1 wide) lies inside the crop: the same
+// arithmetic per pixel, in a loop the compiler vectorises.
+void highPassInterior(const uint8_t* row, const uint32_t* top, const uint32_t* bot, int R, float area, float gain,
+                      uint8_t* out, int xa, int xb) {
+  for (int x = xa; x < xb; ++x) {
+    const float mean = static_cast<float>(bot[x + R + 1] - bot[x - R] - top[x + R + 1] + top[x - R]) / area;
+    const float v = 128.0f + gain * (row[x] - mean);
+    out[x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
+  }
+}
+
 // High-pass image of a crop: 128 + gain * (pixel - mean over a (2R+1)^2 box), clamped. The box
 // mean comes from an integral image (exact in 32 bits: at most 255 * 2^24 pixels per crop).
 void highPass(const GreyImage& in, int R, float gain, std::vector<uint32_t>& integral, std::vector<uint8_t>& buf,
@@ -128,17 +139,25 @@ void highPass(const GreyImage& in, int R, float gain, std::vector<uint32_t>& int
     }
   }
   buf.resize(static_cast<size_t>(W) * H);
+  // columns whose box lies inside the crop: one window size, contiguous loads (vectorises)
+  const int xa = std::min(R, W), xb = std::max(xa, W - R - 1);
   for (int y = 0; y < H; ++y) {
     const int y0 = std::max(0, y - R), y1 = std::min(H, y + R + 1);
     const uint8_t* row = in.data + static_cast<size_t>(y) * in.stride;
     const uint32_t* top = &integral[static_cast<size_t>(y0) * W1];
     const uint32_t* bot = &integral[static_cast<size_t>(y1) * W1];
-    for (int x = 0; x < W; ++x) {
-      const int x0 = std::max(0, x - R), x1 = std::min(W, x + R + 1);
+    uint8_t* out = &buf[static_cast<size_t>(y) * W];
+    auto pixel = [&](int x, int x0, int x1) {
       const float mean = static_cast<float>(bot[x1] - bot[x0] - top[x1] + top[x0]) / static_cast<float>((x1 - x0) * (y1 - y0));
       const float v = 128.0f + gain * (row[x] - mean);
-      buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
+      out[x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
+    };
+    for (int x = 0; x < W; ++x) {
+      if (x == xa) x = xb;
+      if (x >= W) break;
+      pixel(x, std::max(0, x - R), std::min(W, x + R + 1));
     }
+    highPassInterior(row, top, bot, R, static_cast<float>((2 * R + 1) * (y1 - y0)), gain, out, xa, xb);
   }
   out.data = buf.data();
   out.width = W;
