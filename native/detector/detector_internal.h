@@ -50,7 +50,9 @@ struct LocateParams {
   int maxDot = 48;       // blobs wider or taller than this are not dots
   int maxRuns = 600000;  // bounded work on adversarial images (all-dots, stripes, noise)
   int maxBlobs = 60000;
-  bool reuseStats = false;  // the image is the one of the previous call: keep its block statistics
+  // The image (its address and size) shows the same pixels as in earlier calls of this read: its
+  // block statistics may be taken from them, and are kept for later calls.
+  bool reuseStats = false;
 };
 
 // Reusable buffers so that a frame does not allocate once the buffers have grown.
@@ -60,6 +62,20 @@ struct LocateWorkspace {
   std::vector<float> blkMean;
   const uint8_t* statsData = nullptr;
   int statsW = 0, statsH = 0, statsStride = 0, statsShift = 0, statsRadius = 0;
+  // Block statistics of earlier reuseStats calls (crops read by several passes), at most
+  // kMaxKeptStats of them; forgetStats() when the image changes.
+  struct KeptStats {
+    const uint8_t* data;
+    int w, h, stride, shift, radius;
+    std::vector<int32_t> blockSum, blockCnt;
+    std::vector<uint8_t> blockMin, blockMax;
+  };
+  static constexpr size_t kMaxKeptStats = 32;
+  std::vector<KeptStats> kept;
+  void forgetStats() {
+    statsData = nullptr;
+    kept.clear();
+  }
   int rejectedShapes = 0;  // components of the last call too big, thin or sparse for a dot
   // Bounding boxes (x0, y0, x1, y1) of rejected components that are too big for a dot but
   // compact and filled like a group of merged dots (blur, ink spread): where the stricter

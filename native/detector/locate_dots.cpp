@@ -226,6 +226,35 @@ void blockStatistics(const GreyImage& img, int S, int R, LocateWorkspace& ws) {
   ws.statsRadius = R;
 }
 
+// The statistics of an earlier reuseStats call on the same image (address, size, stride) and
+// block layout, made current; false when none was kept.
+bool takeKeptStats(const GreyImage& img, int S, int R, LocateWorkspace& ws) {
+  for (const LocateWorkspace::KeptStats& k : ws.kept) {
+    if (k.data != img.data || k.w != img.width || k.h != img.height || k.stride != img.stride || k.shift != S ||
+        k.radius != R)
+      continue;
+    ws.blockSum = k.blockSum;
+    ws.blockCnt = k.blockCnt;
+    ws.blockMin = k.blockMin;
+    ws.blockMax = k.blockMax;
+    ws.statsData = img.data;
+    ws.statsW = img.width;
+    ws.statsH = img.height;
+    ws.statsStride = img.stride;
+    ws.statsShift = S;
+    ws.statsRadius = R;
+    return true;
+  }
+  return false;
+}
+
+// Keeps the current statistics for later reuseStats calls (up to kMaxKeptStats).
+void keepStats(LocateWorkspace& ws) {
+  if (ws.kept.size() >= LocateWorkspace::kMaxKeptStats) return;
+  ws.kept.push_back({ws.statsData, ws.statsW, ws.statsH, ws.statsStride, ws.statsShift, ws.statsRadius, ws.blockSum,
+                     ws.blockCnt, ws.blockMin, ws.blockMax});
+}
+
 // Per block, in dark form: the neighbourhood mean and minimum, and the threshold (0: flat, no
 // dot can be seen there).
 void blockThresholds(const LocateParams& p, size_t nb, LocateWorkspace& ws) {
@@ -464,7 +493,10 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
   const int R = p.radiusBlocks;
   const bool reuse = p.reuseStats && ws.statsData == img.data && ws.statsW == W && ws.statsH == H &&
       ws.statsStride == img.stride && ws.statsShift == S && ws.statsRadius == R;
-  if (!reuse) blockStatistics(img, S, R, ws);
+  if (!reuse && !(p.reuseStats && takeKeptStats(img, S, R, ws))) {
+    blockStatistics(img, S, R, ws);
+    if (p.reuseStats) keepStats(ws);
+  }
   PPROF("  blockstats %.2fms\n", PPROF_MS_SINCE(t0_));
   blockThresholds(p, nb, ws);
   PPROF("  thresholds %.2fms\n", PPROF_MS_SINCE(t0_));

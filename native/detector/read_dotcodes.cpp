@@ -542,6 +542,7 @@ class PassSchedule {
   float fastMedianD() const { return dark_.medianD; }
 
   void runAll() {
+    workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
     run(image_, kFast, identity_, dark_, false);
     if (found_ || !options_.tryHarder) return;
     // The harder passes can only find a symbol where the fast pass saw something of it: a
@@ -584,13 +585,15 @@ class PassSchedule {
     });
   }
 
-  // A rectangle of the frame: the frame itself when it covers it, else a crop.
+  // A rectangle of the frame: the frame itself when it covers it, else a crop. The inverted and
+  // adaptive passes read the same regions, so a crop's block statistics are kept for the next
+  // pass over it (a crop is a view of this image: its address and size name its pixels).
   void runOn(const Rect& r, const Pass& pass, PassStats& stats) {
     if (r.x0 == 0 && r.y0 == 0 && r.x1 == image_.width && r.y1 == image_.height) {
       run(image_, pass, identity_, stats);
       return;
     }
-    run(crop(r), pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, stats, false);
+    run(crop(r), pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, stats, true);
   }
 
   GreyImage crop(const Rect& r) const {
