@@ -21,6 +21,8 @@ namespace {
 constexpr float kRidgeLimit = 25.0f / 4.0f;
 
 constexpr int kHistBins = 16 * 256;
+// The widest surround box (2R+1) whose sum over (2R+1)^2 pixels of 255 fits 16 bits.
+constexpr int kMaxSpan = 15;
 
 inline int windowCount(int i, int n, int r) { return std::min(n - 1, i + r) - std::max(0, i - r) + 1; }
 
@@ -53,16 +55,19 @@ void aboveMask(const int16_t* r, int16_t thr, uint8_t* out, int n) {
 // multiplier below 2^16 and a box sum below 2^16, so a 16 x 16 -> 32 bit product (SSE2 and NEON
 // have it; a 32-bit lane multiply is SSE4.1).
 void responseRow(const uint16_t* sm, const uint16_t* box, uint32_t mult, int sign, int16_t* o, int x0, int x1) {
+  // (box * m + 2^15) >> 16 = the product's high half, plus one when its low half is 2^15 or more
   const uint16_t m = static_cast<uint16_t>(mult);
   if (sign > 0) {
     for (int x = x0; x < x1; ++x) {
-      const uint32_t mean16 = (static_cast<uint32_t>(box[x]) * m + 32768u) >> 16;
-      o[x] = static_cast<int16_t>(static_cast<int32_t>(sm[x]) - static_cast<int32_t>(mean16));
+      const uint32_t prod = static_cast<uint32_t>(box[x]) * m;
+      const uint16_t mean16 = static_cast<uint16_t>((prod >> 16) + (static_cast<uint16_t>(prod) >> 15));
+      o[x] = static_cast<int16_t>(sm[x] - mean16);
     }
   } else {
     for (int x = x0; x < x1; ++x) {
-      const uint32_t mean16 = (static_cast<uint32_t>(box[x]) * m + 32768u) >> 16;
-      o[x] = static_cast<int16_t>(static_cast<int32_t>(mean16) - static_cast<int32_t>(sm[x]));
+      const uint32_t prod = static_cast<uint32_t>(box[x]) * m;
+      const uint16_t mean16 = static_cast<uint16_t>((prod >> 16) + (static_cast<uint16_t>(prod) >> 15));
+      o[x] = static_cast<int16_t>(mean16 - sm[x]);
     }
   }
 }
@@ -107,7 +112,7 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
   // Horizontal passes per row: binomial (1 2 1) and the box sum of the surround (2R+1 wide,
   // shrunk at the borders). 16-bit planes so the loops vectorise. The planes only grow: a
   // smaller region after a larger one must not pay for zero-filling what it does not use.
-  const int R = std::max(1, std::min(p.surround, std::min(W, H) / 2 - 1));
+  const int R = std::max(1, std::min({p.surround, std::min(W, H) / 2 - 1, kMaxSpan / 2}));
   growTo(ws.hBinom, N);
   growTo(ws.hBox, N);
   for (int y = 0; y < H; ++y) {
@@ -158,7 +163,10 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
     for (int x = 0; x < W; ++x) sm[x] = static_cast<uint16_t>(a[x] + 2 * b[x] + c[x]);
     const int cy = windowCount(y, H, R);
     if (cy != lastCy) {
-      for (int x = 0; x < W; ++x) ws.mult[x] = static_cast<int32_t>(std::lround(16.0 * 65536.0 / (cy * windowCount(x, W, R))));
+      // (only a few window sizes occur: one multiplier each, not one lround per pixel)
+      int32_t byCount[kMaxSpan + 1];
+      for (int cx = 1; cx <= span; ++cx) byCount[cx] = static_cast<int32_t>(std::lround(16.0 * 65536.0 / (cy * cx)));
+      for (int x = 0; x < W; ++x) ws.mult[x] = byCount[windowCount(x, W, R)];
       lastCy = cy;
     }
     const uint16_t* box = ws.boxAcc.data();
