@@ -120,7 +120,8 @@ struct PeakWorkspace {
 // Returns false when the peak cap was hit.
 bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, std::vector<Blob>& out);
 
-// A uniform-cell spatial index over blob centres.
+// A uniform-cell spatial index over blob centres. The centres are copied by build(): a blob moved
+// later is still found where it was.
 class SpatialIndex {
  public:
   void build(const std::vector<Blob>& blobs, int width, int height, float cell);
@@ -133,7 +134,7 @@ class SpatialIndex {
   float cell_ = 8;
   int gw_ = 0, gh_ = 0;
   std::vector<int32_t> start_, items_;
-  const std::vector<Blob>* blobs_ = nullptr;
+  std::vector<float> xs_, ys_;  // the items' centres, in the same order (one cache line per cell, not one per blob)
 };
 
 template <class F>
@@ -150,10 +151,8 @@ void SpatialIndex::forEachNear(float x, float y, float r, F&& f) const {
     for (int cx = cx0; cx <= cx1; ++cx) {
       int c = cy * gw_ + cx;
       for (int k = start_[c]; k < start_[c + 1]; ++k) {
-        int i = items_[k];
-        const Blob& b = (*blobs_)[i];
-        float dx = b.x - x, dy = b.y - y;
-        if (dx * dx + dy * dy <= r2) f(i);
+        float dx = xs_[k] - x, dy = ys_[k] - y;
+        if (dx * dx + dy * dy <= r2) f(items_[k]);
       }
     }
 }

@@ -510,7 +510,6 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
 }
 
 void SpatialIndex::build(const std::vector<Blob>& blobs, int width, int height, float cell) {
-  blobs_ = &blobs;
   cell_ = std::max(2.0f, cell);
   gw_ = std::max(1, static_cast<int>(width / cell_) + 1);
   gh_ = std::max(1, static_cast<int>(height / cell_) + 1);
@@ -525,6 +524,12 @@ void SpatialIndex::build(const std::vector<Blob>& blobs, int width, int height, 
   for (size_t c = 1; c < start_.size(); ++c) start_[c] += start_[c - 1];
   std::vector<int32_t> fill(start_.begin(), start_.end() - 1);
   for (size_t i = 0; i < blobs.size(); ++i) items_[fill[cellOf(blobs[i])]++] = static_cast<int32_t>(i);
+  xs_.resize(items_.size());
+  ys_.resize(items_.size());
+  for (size_t k = 0; k < items_.size(); ++k) {
+    xs_[k] = blobs[items_[k]].x;
+    ys_[k] = blobs[items_[k]].y;
+  }
 }
 
 int SpatialIndex::nearest(float x, float y, float r, const std::vector<Blob>& blobs) const {
