@@ -115,7 +115,7 @@ struct PeakWorkspace {
   std::vector<int32_t> mult;
   std::vector<int16_t> resp;
   std::vector<uint8_t> above;  // one row: the response reaches the floor
-  std::vector<uint8_t> keep;  // per peak: midway between two others (the clusters' seeds)
+  std::vector<uint8_t> keep;   // per peak: midway between two others (the clusters' seeds)
 };
 // Returns false when the peak cap was hit.
 bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, std::vector<Blob>& out);
