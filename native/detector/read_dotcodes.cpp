@@ -336,13 +336,13 @@ constexpr int kPeaksRegions = 14;
 constexpr int kHalfMin = 64;
 constexpr int kPeaksRounds = 8;
 // Images larger than this (long side, px) are also read halved, and halved again, to this size,
-// when the fast pass's typical blob is at least kPyramidMinDot px wide (or it saw too few blobs
-// to tell). Halving is for modules of 10+ px; measured on the fast pass (median blob diameter):
-// the enlarged pack photos that only the halved copy reads 13.6-23 px, 1920x1080 frames of the
-// cluttered and negative categories 2.5-6.3 px (their halved re-read was 41% of an empty
-// frame's work and read nothing).
+// whenever nothing was read at their own scale. A gate on the fast pass's blob size (halve only
+// when its median blob is 8+ px: modules of 10+ px) was tried and taken out: it spared empty 1080p
+// frames 38% of their work but lost real pack photos scaled 1.3x (40 -> 37 of 43) and rotated
+// 33 degrees (38 -> 37), whose small light dots sit among dark text and are found only when the
+// halved frame fits the peaks pass's pixel budget; gating on a short wide light lattice kept only
+// part of those reads and of the saving. Reads come first.
 constexpr int kPyramidSide = 1400;
-constexpr float kPyramidMinDot = 8.0f;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
 constexpr int kReach = 24;
@@ -575,7 +575,6 @@ class PassSchedule {
   PassSchedule(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, F& onCandidate)
       : image_(image), options_(options), deadline_(deadline), onCandidate_(onCandidate) {}
 
-  float fastMedianD() const { return dark_.medianD; }
 
   void runAll() {
     workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
@@ -874,12 +873,10 @@ class PassSchedule {
   std::vector<Rect> fine_;  // boxes of light lattices of very small modules (upsampledPeaks)
 };
 
-// Returns the fast pass's median blob diameter (0: too few blobs to tell).
 template <class F>
-float runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, F&& onCandidate) {
+void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, F&& onCandidate) {
   PassSchedule<F> schedule(image, options, deadline, onCandidate);
   schedule.runAll();
-  return schedule.fastMedianD();
 }
 
 // Image positions of the outer dot centres of the extent. orientation: the decoder's transform of
@@ -1033,7 +1030,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     return 0;
   };
   int extended = 0;
-  const float fastMedianD = runAllPasses(image, options, deadline, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
+  runAllPasses(image, options, deadline, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
     // cylinder's edge); follow the lattice over the image and try again with the longer one.
@@ -1066,8 +1063,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   // Phone photos and close-ups: a large image whose modules are 10+ px wide and soft reads
   // nothing at its own scale (the peak search and the region budgets are made for 2-6 px
   // modules); the same passes on a copy halved until it fits kPyramidSide may read it.
-  if (results.empty() && options.tryHarder && std::max(image.width, image.height) > kPyramidSide &&
-      (fastMedianD == 0 || fastMedianD >= kPyramidMinDot)) {
+  if (results.empty() && options.tryHarder && std::max(image.width, image.height) > kPyramidSide) {
     const double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
     if (left > 1) {
       std::vector<uint8_t> buffers[2];
