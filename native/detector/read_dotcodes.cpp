@@ -575,7 +575,6 @@ class PassSchedule {
   PassSchedule(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, F& onCandidate)
       : image_(image), options_(options), deadline_(deadline), onCandidate_(onCandidate) {}
 
-
   void runAll() {
     workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
     run(image_, kFast, identity_, dark_, false);
