@@ -5,6 +5,7 @@
 import { promises as fsp } from 'fs';
 import { lumaPlane } from './luma';
 import { pngToGrey } from './png-grey';
+import { webpToGrey } from './webp-grey';
 import type { ImageProbe } from './types';
 import { EngineError } from './errors';
 import { MAX_PIXELS } from './limits';
@@ -100,8 +101,8 @@ async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
   if (probe.width && probe.height && probe.width * probe.height > MAX_PIXELS) {
     throw new EngineError('image_too_large', `${probe.width}x${probe.height} is over ${MAX_PIXELS} pixels`);
   }
-  // Shorter roads to the very same bytes (luma.ts). Small PNGs (barcode crops, the zxing
-  // samples): sharp's fixed cost per call (a thread hop and the pipeline's set-up, about 0.5 ms)
+  // Shorter roads to the very same bytes (luma.ts). Small PNGs and WebPs (barcode crops, the
+  // zxing samples): sharp's fixed cost per call (a thread hop and the pipeline's set-up, about 0.5 ms)
   // outweighs inflating them here. Images without alpha up to RAW_IN_THREAD_PIXELS: libvips'
   // recomb computes three float bands to keep one, about 12 ms of a 1280x720 JPEG's 17-19 ms on
   // this machine, where the luma loop here takes about 3 ms (the bound and the cost that
@@ -109,6 +110,11 @@ async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
   const pixels = probe.width !== null && probe.height !== null ? probe.width * probe.height : Infinity;
   if (pixels <= SMALL_IMAGE_PIXELS && probe.type === 'png') {
     const g = pngToGrey(bytes);
+    if (g) return { ...g, owned: true };
+  }
+  // Small WebPs: libvips' WebP loader costs 2-3 ms on a 240x240 image (webp-grey.ts).
+  if (probe.type === 'webp') {
+    const g = await webpToGrey(bytes, pixels);
     if (g) return { ...g, owned: true };
   }
   if (pixels <= RAW_IN_THREAD_PIXELS && !mayHaveAlpha(bytes, probe.type)) {

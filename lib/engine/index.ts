@@ -19,6 +19,7 @@ import { decodeError } from './errors';
 import { defaultPoolSize, SyncBridge, WorkerPool } from './pool';
 import { runJob, runZXingJobNow, type Job, type JobAnswer, type Readers, type ZXingJob } from './core';
 import { loadZXing, zxingLoaded } from './zxing';
+import { loadWebP } from './webp-grey';
 import { describeInput, inspectPrepared } from './inspect';
 import { failedReport } from './inspect-report';
 import {
@@ -268,9 +269,10 @@ export async function warmUp(options: { sync?: boolean } = {}): Promise<void> {
   await warmHere();
   await thePool().warm(1);
   await thePool().warm();
-  // Last: this thread's zxing, for small images (ZXING_IN_THREAD_PIXELS). Compiling the wasm is
-  // asynchronous, so the event loop stays free meanwhile.
+  // Last: this thread's zxing, for small images (ZXING_IN_THREAD_PIXELS), and its WebP decoder
+  // (webp-grey.ts). Compiling the wasm is asynchronous, so the event loop stays free meanwhile.
   await loadZXing().catch(() => undefined);
+  await loadWebP().catch(() => undefined);
 }
 
 let warmedHere: Promise<void> | null = null;
