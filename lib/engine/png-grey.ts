@@ -99,6 +99,10 @@ function toGrey(rows: Uint8Array, h: Header, stride: number, palette: Uint8Array
       if (colour === 0) levels[s] = Math.trunc((s * 255) / maxLevel);
       else levels[s] = s * 3 + 2 < palette!.length ? paletteGrey(palette!, alphas, s) : -1;
     }
+    if (depth <= 2) {
+      expandSmallSamples(rows, h, stride, levels, out);
+      return out;
+    }
     for (let y = 0; y < height; y++) {
       const end = (y + 1) * width;
       // byte by byte, its samples from the highest bits down
@@ -125,6 +129,53 @@ function toGrey(rows: Uint8Array, h: Header, stride: number, palette: Uint8Array
     }
   }
   return out;
+}
+
+/**
+ * 1- and 2-bit samples (most barcode PNGs): every byte value's 8 or 4 grey levels are tabled
+ * once, and a byte of samples becomes 2 or 1 32-bit copies from that table into a row buffer
+ * (the table is filled byte by byte, so the copies keep pixel order whatever the endianness).
+ */
+function expandSmallSamples(rows: Uint8Array, h: Header, stride: number, levels: Int16Array, out: Uint8Array): void {
+  const { width, height, depth } = h;
+  const perByte = 8 / depth;
+  const maxLevel = (1 << depth) - 1;
+  const table = new Uint8Array(256 * perByte);
+  const bad = new Uint8Array(256); // a byte holding an index past the palette's end
+  for (let b = 0; b < 256; b++) {
+    for (let k = 0; k < perByte; k++) {
+      const v = levels[(b >> (8 - depth * (k + 1))) & maxLevel];
+      if (v < 0) bad[b] = 1;
+      else table[b * perByte + k] = v;
+    }
+  }
+  const words = new Uint32Array(table.buffer);
+  const wordsPerByte = perByte >> 2;
+  const fullBytes = Math.floor(width / perByte);
+  const row = new Uint8Array(fullBytes * perByte);
+  const rowWords = new Uint32Array(row.buffer);
+  for (let y = 0; y < height; y++) {
+    const src = y * stride;
+    const dst = y * width;
+    for (let i = 0; i < fullBytes; i++) {
+      const b = rows[src + i];
+      if (bad[b]) throw new Error('palette index out of range');
+      if (wordsPerByte === 2) {
+        rowWords[2 * i] = words[2 * b];
+        rowWords[2 * i + 1] = words[2 * b + 1];
+      } else {
+        rowWords[i] = words[b];
+      }
+    }
+    out.set(row, dst);
+    // the samples of a last, partly used byte
+    for (let x = fullBytes * perByte; x < width; x++) {
+      const bit = x * depth;
+      const v = levels[(rows[src + (bit >> 3)] >> (8 - depth - (bit & 7))) & maxLevel];
+      if (v < 0) throw new Error('palette index out of range');
+      out[dst + x] = v;
+    }
+  }
 }
 
 function paletteGrey(palette: Uint8Array, alphas: Uint8Array | null, i: number): number {
