@@ -1,6 +1,7 @@
 // A small pool of worker threads for the zxing step of decode()/decodeAll() (zxing-wasm computes
-// synchronously in the thread that calls it) and for the decoding of large images, and the helper thread that gives decodeSync() a
-// synchronous face (sharp and zxing-wasm only have asynchronous APIs).
+// synchronously in the thread that calls it) and for the decoding of large images, and the
+// helper thread that gives decodeSync() a synchronous face (sharp and zxing-wasm only have
+// asynchronous APIs).
 // Idle workers are unref'd so they never keep the process alive; a worker is ref'd only while
 // it holds a job, so a pending decode keeps the process alive until it answers.
 import * as os from 'os';

@@ -41,6 +41,16 @@ describe('engine: grey planes made off the caller\'s thread', function () {
     assert.deepStrictEqual({ ...p, elapsed_ms: 0 }, { ...a, elapsed_ms: 0 });
   });
 
+  it('over 1 MP (the whole libvips pipeline in the worker, sharp\'s own buffer sent back): the same answer', async () => {
+    const code = path.join(repoRoot, 'examples', 'dotcode.png');
+    const frame = await sharp({ create: { width: 1920, height: 1080, channels: 3, background: '#f4f4f4' } })
+      .composite([{ input: code, left: 360, top: 150 }]).jpeg({ quality: 88 }).toBuffer();
+    assert.ok(decodesBetterOffThread(frame));
+    const a = await decode(frame, { format: 'DotCode' });
+    assert.strictEqual(a.ok, true, a.error ?? '');
+    assert.deepStrictEqual({ ...a, elapsed_ms: 0 }, { ...decodeSync(frame, { format: 'DotCode' }), elapsed_ms: 0 });
+  });
+
   it('errors are the same wherever the plane is made: damaged large JPEG, missing file', async () => {
     const big = await sharp(path.join(repoRoot, 'examples', 'dotcode.png')).resize(1280, 720, { fit: 'fill' }).jpeg().toBuffer();
     const cut = big.subarray(0, 600);
