@@ -80,6 +80,63 @@ void extents(const Track& t, std::vector<Extent>& out) {
       c1 = std::max(c1, c);
     }
   if (r1 < r0) return;
+  // What the frames saw on one line of the box: sure dots and sure positions (dot or empty).
+  auto line = [&](bool row, int k, int& dots, int& known, int& all) {
+    dots = known = all = 0;
+    for (int m = row ? c0 : r0; m <= (row ? c1 : r1); ++m) {
+      const int r = row ? k : m, c = row ? m : k;
+      if (((r + c) & 1) != t.parity) continue;
+      ++all;
+      const float v = fusedValue(t, r, c);
+      if (v >= 0.65f) ++dots;
+      if (v >= 0.65f || v <= 0.35f) ++known;
+    }
+  };
+  // The box can hold more than the symbol: the label's edge beyond the quiet zone samples as a
+  // line of dots, a glint as a stray one. A DotCode is surrounded by a quiet zone: the band of
+  // lines between two runs of at least two lines seen empty that holds the most dots is the symbol.
+  auto band = [&](bool row) {
+    int& lo = row ? r0 : c0;
+    int& hi = row ? r1 : c1;
+    int bestLo = lo, bestHi = hi, bestDots = -1, segLo = lo, segDots = 0, empties = 0;
+    for (int k = lo; k <= hi + 1; ++k) {
+      int dots = 0, known = 0, all = 0;
+      if (k <= hi) line(row, k, dots, known, all);
+      const bool empty = k > hi || (dots == 0 && known >= 0.4 * all);
+      empties = empty ? empties + 1 : 0;
+      if (k > hi || empties == 2) {
+        const int segHi = k > hi ? hi : k - 2;
+        if (segDots > bestDots && segHi >= segLo) {
+          bestDots = segDots;
+          bestLo = segLo;
+          bestHi = segHi;
+        }
+        segDots = 0;
+      }
+      if (empty && empties >= 2) segLo = k + 1;
+      segDots += dots;
+    }
+    lo = bestLo;
+    hi = bestHi;
+  };
+  band(true);
+  band(false);
+  band(true);
+  // A stray dot at the box's edge (a glint): lines the frames saw mostly empty are cut off (a
+  // DotCode line holds dots at about half of its positions; a line the glare hid is unknown, not
+  // empty, and stays).
+  auto outside = [&](bool row, int k) {
+    int dots, known, all;
+    line(row, k, dots, known, all);
+    return known >= 0.4 * all && dots <= 0.3 * known;
+  };
+  for (bool cut = true; cut && r1 - r0 >= 4 && c1 - c0 >= 4;) {
+    cut = false;
+    if (outside(true, r0)) ++r0, cut = true;
+    if (outside(true, r1)) --r1, cut = true;
+    if (outside(false, c0)) ++c0, cut = true;
+    if (outside(false, c1)) --c1, cut = true;
+  }
   auto add = [&](int top, int bottom, int left, int right) {
     const Extent e{r0 - top, r1 - r0 + 1 + top + bottom, c0 - left, c1 - c0 + 1 + left + right};
     if (e.rows < 5 || e.cols < 5 || e.rows > 200 || e.cols > 200 || ((e.rows + e.cols) & 1) == 0) return;

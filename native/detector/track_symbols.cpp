@@ -26,6 +26,8 @@ namespace {
 // lattice puts them, and its overlap with what the track knows is often small (it shows what
 // the glare hid before): no clear disagreement is asked, not agreement.
 constexpr int kMinOverlap = 16;
+constexpr int kMaxGap = 16;
+constexpr int kMaxSymbolSide = 204;  // 200 positions and a little margin
 
 }  // namespace
 
@@ -138,17 +140,23 @@ Match matchTrack(const Track& track, const SampledLattice& lattice, const std::v
   // The shift, chosen by agreement of the confident positions inside the lattice's dot box.
   const int shiftParity = ((track.parity - lattice.parity) % 2 + 2) % 2;
   float runnerUp = 0;
-  // Within a frame the lattice must lie on what the track covers (not a decoy beside it).
+  // Within a frame a part lies next to what the track covers, across a glare band at most
+  // kMaxGap lines wide, and the whole stays within a DotCode's largest size.
   if (rules.trustGeometry) {
-    int in = 0, all = 0;
-    for (int r = lattice.boxRow0; r < lattice.boxRow0 + lattice.boxRows; ++r)
-      for (int c = lattice.boxCol0; c < lattice.boxCol0 + lattice.boxCols; ++c) {
+    int r0 = track.row0, r1 = track.row0 + track.rows - 1, c0 = track.col0, c1 = track.col0 + track.cols - 1;
+    for (const int r : {lattice.boxRow0, lattice.boxRow0 + lattice.boxRows - 1})
+      for (const int c : {lattice.boxCol0, lattice.boxCol0 + lattice.boxCols - 1}) {
         int tr, tc;
         guess.apply(r, c, tr, tc);
-        ++all;
-        in += tr >= track.row0 && tc >= track.col0 && tr < track.row0 + track.rows && tc < track.col0 + track.cols;
+        if (tr < track.row0 - kMaxGap || tc < track.col0 - kMaxGap || tr >= track.row0 + track.rows + kMaxGap ||
+            tc >= track.col0 + track.cols + kMaxGap)
+          return best;
+        r0 = std::min(r0, tr);
+        r1 = std::max(r1, tr);
+        c0 = std::min(c0, tc);
+        c1 = std::max(c1, tc);
       }
-    if (in < 0.7 * all) return best;
+    if (r1 - r0 >= kMaxSymbolSide || c1 - c0 >= kMaxSymbolSide) return best;
   }
   for (int ddr = -rules.shiftWindow; ddr <= rules.shiftWindow; ++ddr)
     for (int ddc = -rules.shiftWindow; ddc <= rules.shiftWindow; ++ddc) {
