@@ -27,6 +27,9 @@ constexpr size_t kMaxTracks = 16;
 // fragments that tell too little to be matched safely).
 constexpr int kMinTrackPositions = 60;
 
+// A fused read is reported only when this frame saw at least this share of the symbol's positions.
+constexpr float kMinFrameCoverage = 0.25f;
+
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // Overlap of two boxes as a share of the smaller one.
@@ -257,6 +260,8 @@ FramePush FrameFusion::push(const GreyImage& image, const ReadOptions& options) 
       s.tracks.erase(s.tracks.begin() + (t - s.tracks.data()));
       continue;
     }
+    // The frame itself must show a good part of the symbol: a report says it is in view now.
+    if (fused && fusion::frameCoverage(*t, fused->extent, frame) < kMinFrameCoverage) fused.reset();
     if (!fused) {
       if (t->hasText) out.seen.push_back(t->text);
       continue;

@@ -107,6 +107,8 @@ void addObservation(Track& track, const SampledLattice& lattice, const Placement
                     const std::vector<float>& weights, float frameWeight, int frame);
 // Takes back the observations older than `maxFrames` frames (and the oldest beyond 4 per frame).
 void forgetOld(Track& track, int frame, int maxFrames);
+// Share of the extent's lattice positions that observations of `frame` saw with some weight.
+float frameCoverage(const Track& track, const Extent& extent, int frame);
 // Distinct frames among the track's observations (a frame can show a symbol in parts).
 int framesOf(const Track& track);
 // The fused presence of a track position: the weighted mean pulled towards 0.5 (an erasure) when

@@ -256,6 +256,25 @@ void forgetOld(Track& track, int frame, int maxFrames) {
   }
 }
 
+float frameCoverage(const Track& track, const Extent& e, int frame) {
+  std::vector<uint8_t> seen(static_cast<size_t>(e.rows) * e.cols, 0);
+  for (const Observation& o : track.observations) {
+    if (o.frame != frame) continue;
+    for (size_t k = 0; k < o.row.size(); ++k) {
+      const int r = o.row[k] - e.row0, c = o.col[k] - e.col0;
+      if (r >= 0 && c >= 0 && r < e.rows && c < e.cols && o.w[k] > 0) seen[static_cast<size_t>(r) * e.cols + c] = 1;
+    }
+  }
+  int n = 0, all = 0;
+  for (int r = 0; r < e.rows; ++r)
+    for (int c = 0; c < e.cols; ++c) {
+      if (((e.row0 + r + e.col0 + c) & 1) != track.parity) continue;
+      ++all;
+      n += seen[static_cast<size_t>(r) * e.cols + c];
+    }
+  return all ? static_cast<float>(n) / static_cast<float>(all) : 0.0f;
+}
+
 int framesOf(const Track& track) {
   int frames = 0, last = -1;
   for (const Observation& o : track.observations) {

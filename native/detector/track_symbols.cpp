@@ -26,12 +26,20 @@ namespace {
 // lattice puts them, and its overlap with what the track knows is often small (it shows what
 // the glare hid before): no clear disagreement is asked, not agreement.
 constexpr int kMinOverlap = 16;
+// Across frames the shift is searched over 81 placements and several lattices and tracks: on 48
+// positions an 80% agreement happens by chance about once in 10^5 comparisons (binomial tail),
+// on 16 once in 500; a small decoy lattice must not continue a symbol's track.
+constexpr int kMinOverlapAcross = 48;
 constexpr int kMaxGap = 16;
 constexpr int kMaxSymbolSide = 204;  // 200 positions and a little margin
 
 }  // namespace
 
-MatchRules acrossFrames() { return MatchRules{}; }
+MatchRules acrossFrames() {
+  MatchRules r;
+  r.minOverlap = kMinOverlapAcross;
+  return r;
+}
 
 MatchRules withinFrame() {
   MatchRules r;
