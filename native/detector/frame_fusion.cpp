@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "detector/frame_tracks.h"
 
@@ -214,12 +212,6 @@ FramePush FrameFusion::push(const GreyImage& image, const ReadOptions& options) 
     t.lastFrame = frame;
     idOf[i] = t.id;
   }
-  if (std::getenv("DC_FUSION_DEBUG")) {
-    for (size_t i = 0; i < n; ++i)
-      std::fprintf(stderr, "f%d lat%zu %dx%d box %dx%d dark %d pitch %.1f contrast %.0f res %d usable %d track %d agree %.2f overlap %d\n", frame, i,
-                   s.sampled[i].grid.rows, s.sampled[i].grid.cols, s.sampled[i].boxRows, s.sampled[i].boxCols, s.sampled[i].dark, s.sampled[i].pitch,
-                   s.sampled[i].contrast, s.sampled[i].result, usable[i], idOf[i], matches[i].agreement, matches[i].overlap);
-  }
   for (Track& t : s.tracks) fusion::forgetOld(t, frame, s.maxFrames);
   s.tracks.erase(std::remove_if(s.tracks.begin(), s.tracks.end(),
                                 [&](const Track& t) { return t.lastFrame <= frame - s.maxFrames || t.observations.empty(); }),
@@ -253,7 +245,6 @@ FramePush FrameFusion::push(const GreyImage& image, const ReadOptions& options) 
     if (!t) continue;
     std::optional<fusion::FusedSymbol> fused;
     if (fusion::framesOf(*t) >= 2) fused = fusion::decodeTrack(*t);
-    if (std::getenv("DC_FUSION_DEBUG")) std::fprintf(stderr, "f%d track %d obs %zu size %dx%d fused %d\n", frame, id, t->observations.size(), t->rows, t->cols, fused ? 1 : 0);
     if (fused && t->hasText && fused->symbol.bytes != t->text) {
       // The fused grid reads as another symbol than the track did: its frames cannot all be of
       // one symbol. Nothing is reported and the track is dropped (never a mixed text).

@@ -7,8 +7,6 @@
 // erasure). Blur lowers the lattice's contrast, and the driver scales the whole frame by it.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "detector/detector_internal.h"
 #include "detector/frame_tracks.h"
@@ -297,20 +295,6 @@ float fusedValue(const Track& track, int row, int col) {
 std::optional<FusedSymbol> decodeTrack(Track& track) {
   std::vector<Extent> hyps;
   extents(track, hyps);
-  if (std::getenv("DC_FUSION_DEBUG")) {
-    double sw = 0; int nz = 0, hi = 0;
-    for (size_t i = 0; i < track.sumW.size(); ++i) { sw += track.sumW[i]; nz += track.sumW[i] > 0; hi += track.sumW[i] > 0 && track.sumWV[i] / track.sumW[i] > 0.65f; }
-    std::fprintf(stderr, "  sumW %.1f nonzero %d high %d parity %d\n", sw, nz, hi, track.parity);
-    for (const Extent& e : hyps) std::fprintf(stderr, "  extent %d+%d x %d+%d\n", e.row0, e.rows, e.col0, e.cols);
-    for (int r = track.row0; r < track.row0 + track.rows; ++r) {
-      std::fprintf(stderr, "  %4d ", r);
-      for (int c = track.col0; c < track.col0 + track.cols; ++c) {
-        const float v = fusedValue(track, r, c);
-        std::fputc(((r + c) & 1) != track.parity ? ' ' : v >= 0.65f ? '#' : v <= 0.35f ? '.' : v == 0.5f ? '?' : '~', stderr);
-      }
-      std::fputc('\n', stderr);
-    }
-  }
   DotGrid grid;
   for (const Extent& e : hyps) {
     grid.rows = e.rows;

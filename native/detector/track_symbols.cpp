@@ -8,8 +8,6 @@
 // track: two symbols are never fused.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "detector/detector_internal.h"
 #include "detector/frame_tracks.h"
@@ -141,7 +139,6 @@ Match matchTrack(const Track& track, const SampledLattice& lattice, const std::v
     }
   }
   if (!(bestMisfit <= rules.maxCornerMisfit)) {
-    if (std::getenv("DC_FUSION_DEBUG")) std::fprintf(stderr, "   match track %d lattice %dx%d: misfit %.2f\n", track.id, lattice.boxRows, lattice.boxCols, bestMisfit);
     return best;
   }
 
@@ -210,10 +207,6 @@ Match matchTrack(const Track& track, const SampledLattice& lattice, const std::v
     best.placement = guess;
     best.agreement = rules.minAgreement;
   }
-  if (std::getenv("DC_FUSION_DEBUG"))
-    std::fprintf(stderr, "   match track %d lattice %dx%d: misfit %.2f guess %d%d%d %+d%+d best %.2f (%d) at %+d%+d runner-up %.2f\n", track.id,
-                 lattice.boxRows, lattice.boxCols, bestMisfit, guess.swap, guess.sr, guess.sc, guess.dr, guess.dc, best.agreement, best.overlap,
-                 best.placement.dr, best.placement.dc, runnerUp);
   return best;
 }
 

@@ -4,6 +4,8 @@
 // last frame; replaced and alternating symbols must never be mixed or reported when not in view;
 // sequences without a DotCode must report nothing. Timing lives in bench/sequences.ts.
 import * as assert from 'assert';
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
 import { close, FrameReader } from '../../lib/engine';
 import { loadAddon } from '../../lib/engine/addon';
@@ -96,6 +98,32 @@ describe('engine: FrameReader (video fusion)', function () {
     assert.strictEqual((await bad.push(path.join(repoRoot, 'examples', 'qrcode.png'))).error, 'decode_error:unknown_format_option');
     fr.close();
     assert.match((await fr.push(Buffer.from('x'))).error ?? '', /^decode_error:internal/);
+  });
+
+  it('the WebAssembly reader fuses the same: the same reads, frame by frame, on the same sequences', async function () {
+    const wasm = path.join(repoRoot, 'dist', 'lib', 'wasm', 'dotcode_reader.wasm');
+    if (!fs.existsSync(wasm)) {
+      console.log(`      (skipped: ${wasm} is not built; it needs emscripten)`);
+      this.skip();
+    }
+    const script = `
+      const { renderSequence } = require(${JSON.stringify(path.join(repoRoot, 'dist', 'test', 'fixtures', 'dotcode-render'))});
+      const { FrameReader } = require(${JSON.stringify(path.join(repoRoot, 'dist', 'lib', 'engine'))});
+      (async () => {
+        const out = [];
+        for (const [kind, seed] of [['sweep', ${FIRST_SEED}], ['replaced', ${FIRST_SEED + 1}]]) {
+          const fr = new FrameReader({ format: 'DotCode' });
+          for (const f of renderSequence(kind, seed).frames) {
+            const r = await fr.push({ data: f.grey, width: f.width, height: f.height, channels: 1 });
+            out.push([r.ok, r.text, r.frames_used, r.new].join('|'));
+          }
+        }
+        console.log(JSON.stringify(out));
+      })();`;
+    const run = (engine: string) => JSON.parse(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, DOTCODE_ENGINE: engine }, encoding: 'utf8' })) as string[];
+    const native = run('native');
+    assert.ok(native.some((x) => x.startsWith('true|')), 'the sequences read');
+    assert.deepStrictEqual(run('wasm'), native);
   });
 
   it('the addon exposes the fusion; a bad handle is a TypeError, not a crash', () => {
