@@ -5,7 +5,7 @@
 // streak sliding over it, blur that comes and goes) is read from the frames together. The other
 // five symbologies are read frame by frame (zxing has no fusion). Each answer is the SPEC 2.1
 // result plus `frames_used` and `new` (the first report of a symbol since it came into view).
-import { fromDotCode, fromZXing, type SymbolAnswer } from './core';
+import { fromDotCode, type SymbolAnswer } from './core';
 import { toSymbol } from './dotcode';
 import { loadAddon, type Addon, type NativeFrameFusion, type NativeFramePush } from './addon';
 import { loadGrey, type GreyImage } from './image';

@@ -126,8 +126,8 @@ FramePush FrameFusion::push(const GreyImage& image, const ReadOptions& options) 
     for (size_t j = 0; j < n; ++j) {
       if (i == j || trackOf[i] < 0 || trackOf[i] != trackOf[j]) continue;
       const bool iBetter = (s.sampled[i].result >= 0) != (s.sampled[j].result >= 0)
-                               ? s.sampled[i].result >= 0
-                               : matches[i].agreement * matches[i].overlap >= matches[j].agreement * matches[j].overlap;
+          ? s.sampled[i].result >= 0
+          : matches[i].agreement * matches[i].overlap >= matches[j].agreement * matches[j].overlap;
       (iBetter ? trackOf[j] : trackOf[i]) = -2;  // seen, but its track is continued by another
     }
   // Parts of a symbol the frame shows apart (a glare streak cuts its lattice in two): placed by

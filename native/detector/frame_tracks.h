@@ -28,7 +28,7 @@ struct Homography {
 // Where a lattice's grid lies in a track's grid: track = A * (row, col) + (dr, dc), A one of the
 // 8 signed permutations (the lattice fit may choose its axes differently in every frame).
 struct Placement {
-  bool swap = false;  // A exchanges rows and columns
+  bool swap = false;   // A exchanges rows and columns
   int sr = 1, sc = 1;  // signs of the two axes after the exchange
   int dr = 0, dc = 0;
   void apply(int r, int c, int& tr, int& tc) const {
@@ -64,7 +64,7 @@ struct Track {
   float bestContrast = 0;
   int lastFrame = 0;
   bool hasText = false;
-  std::string text;  // payload once read (a later read of another text starts a new track)
+  std::string text;                  // payload once read (a later read of another text starts a new track)
   std::optional<Extent> lastExtent;  // the extent that decoded last (tried first)
 };
 
@@ -86,12 +86,12 @@ struct Match {
 // (a part of the symbol cut off by a glare streak), the geometry alone places the lattice to
 // within a position; the values only have to not disagree.
 struct MatchRules {
-  int shiftWindow = 4;          // positions searched around the geometric guess
-  double maxCornerMisfit = 3;   // grid positions (root mean square) of the corners after the best shift
-  float minAgreement = 0.8f;    // weighted share of agreeing confident positions
-  int minOverlap = 16;          // confident positions compared, at least
-  float maxRunnerUp = 0.7f;     // no other shift may agree this well (periodic textures)
-  bool trustGeometry = false;   // with fewer than minOverlap positions to compare, take the guess
+  int shiftWindow = 4;         // positions searched around the geometric guess
+  double maxCornerMisfit = 3;  // grid positions (root mean square) of the corners after the best shift
+  float minAgreement = 0.8f;   // weighted share of agreeing confident positions
+  int minOverlap = 16;         // confident positions compared, at least
+  float maxRunnerUp = 0.7f;    // no other shift may agree this well (periodic textures)
+  bool trustGeometry = false;  // with fewer than minOverlap positions to compare, take the guess
 };
 MatchRules acrossFrames();
 MatchRules withinFrame();

@@ -171,7 +171,8 @@ void cornersOf(const Track& t, const Extent& e, int orientation, PointF out[4]) 
   for (int k = 0; k < 4; ++k) {
     const int* q = canon[(k + shift) % 4];
     const int src = g.sourceIndex(q[0], q[1]);
-    out[k] = t.toImage.map(e.col0 + src % e.cols, e.row0 + src / e.cols);
+    const int row = e.row0 + src / e.cols, col = e.col0 + src % e.cols;  // (the source position, whole)
+    out[k] = t.toImage.map(col, row);
   }
 }
 
@@ -284,7 +285,7 @@ int framesOf(const Track& track) {
 
 float fusedValue(const Track& track, int row, int col) {
   if (((row + col) & 1) != track.parity) return 0.0f;  // off the lattice: always empty in a DotCode
-  if (!inside(track, row, col)) return 0.5f;             // never seen: an erasure
+  if (!inside(track, row, col)) return 0.5f;           // never seen: an erasure
   const size_t i = cellIndex(track, row, col);
   const float w = track.sumW[i];
   if (w <= 1e-6f) return 0.5f;
