@@ -23,7 +23,11 @@ export interface SequenceOutcome {
   /** Reports with new = true, and those that were right (a symbol's first report since it came into view). */
   newReports: number;
   fusedReports: number;
-  /** Per frame: the detector alone and the FrameReader's whole push (ms). */
+  /**
+   * Per frame (ms): the single-frame read (readImageSync), then within the FrameReader's push the
+   * detector with the fusion's hook on, and the tracking + fusion + fused decoding after it.
+   */
+  singleMs: number[];
   detectMs: number[];
   fuseMs: number[];
 }
@@ -33,13 +37,15 @@ export async function runSequence(seq: Sequence, options: { maxFrames?: number }
   const fr = new FrameReader({ format: 'DotCode', gs1: 'off', maxFrames: options.maxFrames });
   const out: SequenceOutcome = {
     name: seq.name, kind: seq.kind, frames: seq.frames.length, singleReads: 0, singleRead: false, fusedRead: false,
-    firstRead: null, misreads: [], falsePositives: 0, newReports: 0, fusedReports: 0, detectMs: [], fuseMs: [],
+    firstRead: null, misreads: [], falsePositives: 0, newReports: 0, fusedReports: 0, singleMs: [], detectMs: [], fuseMs: [],
   };
   const reported = new Set<string>();
   try {
     for (let k = 0; k < seq.frames.length; k++) {
       const f = seq.frames[k];
+      const t0 = performance.now();
       const single = addon.readImageSync(f.grey, f.width, f.height, { maxSymbols: 1 });
+      out.singleMs.push(performance.now() - t0);
       const singleText = single.length ? single[0].bytes.toString('latin1') : null;
       if (singleText !== null && singleText === f.inView) {
         out.singleReads++;

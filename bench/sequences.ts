@@ -55,18 +55,22 @@ async function main(): Promise<void> {
 
   if (speedSeqs > 0) {
     // Fusion cost at 1280x720: the push's tracking + fusion + fused decoding next to its detector time.
+    const single: number[] = [];
     const det: number[] = [];
     const fuse: number[] = [];
     for (let seed = 1; seed <= speedSeqs; seed++) {
       for (const kind of ['sweep', 'empty'] as const) {
         const o = await runSequence(renderSequence(kind, 1000 + seed, { size: [1280, 720], frames: 12 }));
+        single.push(...o.singleMs);
         det.push(...o.detectMs);
         fuse.push(...o.fuseMs);
       }
     }
     const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
-    console.log(`\n1280x720, ${det.length} frames (load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}): detector median ${median(det).toFixed(2)} ms; ` +
-      `fusion median ${median(fuse).toFixed(3)} ms, p90 ${q(fuse, 0.9).toFixed(3)} ms, max ${Math.max(...fuse).toFixed(3)} ms`);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    console.log(`\n1280x720, ${det.length} frames (load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}):\n` +
+      `  single-frame read (readImageSync) median ${median(single).toFixed(2)} ms; the push's detector with the hook median ${median(det).toFixed(2)} ms\n` +
+      `  tracking + fusion + fused decoding: median ${median(fuse).toFixed(3)} ms, mean ${mean(fuse).toFixed(3)} ms, p90 ${q(fuse, 0.9).toFixed(3)} ms, max ${Math.max(...fuse).toFixed(3)} ms`);
   }
 }
 

@@ -24,10 +24,14 @@ namespace {
 // lattice puts them, and its overlap with what the track knows is often small (it shows what
 // the glare hid before): no clear disagreement is asked, not agreement.
 constexpr int kMinOverlap = 16;
-// Across frames the shift is searched over 81 placements and several lattices and tracks: on 48
-// positions an 80% agreement happens by chance about once in 10^5 comparisons (binomial tail),
-// on 16 once in 500; a small decoy lattice must not continue a symbol's track.
-constexpr int kMinOverlapAcross = 48;
+// Across frames the shift is searched over 81 placements and several lattices and tracks. On 48
+// positions an 80% agreement happens by chance about once in 10^5 comparisons (binomial tail);
+// a smaller overlap (a narrow part of a small symbol between glare bands) must agree more (90%
+// on at least 24 positions: about once in 10^4) and stand clear of every other shift.
+constexpr int kMinOverlapAcross = 24;
+constexpr int kSureOverlap = 48;
+constexpr float kSmallOverlapAgreement = 0.9f;
+constexpr float kRunnerUpMargin = 0.2f;
 constexpr int kMaxGap = 16;
 constexpr int kMaxSymbolSide = 204;  // 200 positions and a little margin
 
@@ -202,6 +206,8 @@ Match matchTrack(const Track& track, const SampledLattice& lattice, const std::v
       }
     }
   best.ok = best.agreement >= rules.minAgreement && runnerUp < rules.maxRunnerUp;
+  if (best.ok && !rules.trustGeometry && best.overlap < kSureOverlap)
+    best.ok = best.agreement >= kSmallOverlapAgreement && best.agreement - runnerUp >= kRunnerUpMargin;
   if (!best.ok && best.overlap == 0 && rules.trustGeometry && ((((guess.dr + guess.dc) % 2) + 2) % 2) == shiftParity) {
     best.ok = true;  // nothing to compare: the geometry of this frame places it
     best.placement = guess;
