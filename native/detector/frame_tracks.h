@@ -66,6 +66,10 @@ struct Track {
   bool hasText = false;
   std::string text;                  // payload once read (a later read of another text starts a new track)
   std::optional<Extent> lastExtent;  // the extent that decoded last (tried first)
+  // What the fused grid said at the last decode that failed (per position of the sums: -1 sure
+  // empty, 0 unsure, 1 sure dot): a grid that has not changed since is not decoded again.
+  std::vector<int8_t> lastTried;
+  int lastTriedRow0 = 0, lastTriedCol0 = 0, lastTriedCols = 0;
 };
 
 // Per grid position of a sampled lattice, how much its value may count (0: washed out by glare,

@@ -294,6 +294,30 @@ float fusedValue(const Track& track, int row, int col) {
 }
 
 std::optional<FusedSymbol> decodeTrack(Track& track) {
+  // A fused grid that changed little since its last failed decode fails again (a dotted texture
+  // tracked frame after frame, a symbol the frames have not shown more of): at least 1% of its
+  // positions must have turned sure or changed side. A track that read before is always tried.
+  std::vector<int8_t> now(track.sumW.size());
+  int changed = 0, positions = 0;
+  for (int r = 0; r < track.rows; ++r)
+    for (int c = 0; c < track.cols; ++c) {
+      const int row = track.row0 + r, col = track.col0 + c;
+      if (((row + col) & 1) != track.parity) continue;
+      const float v = fusedValue(track, row, col);
+      const int8_t k = v >= 0.65f ? 1 : v <= 0.35f ? -1
+                                                   : 0;
+      now[static_cast<size_t>(r) * track.cols + c] = k;
+      ++positions;
+      const int pr = row - track.lastTriedRow0, pc = col - track.lastTriedCol0;
+      const bool known = !track.lastTried.empty() && pr >= 0 && pc >= 0 && pc < track.lastTriedCols &&
+          static_cast<size_t>(pr) * track.lastTriedCols + pc < track.lastTried.size();
+      if (!known || track.lastTried[static_cast<size_t>(pr) * track.lastTriedCols + pc] != k) ++changed;
+    }
+  if (!track.hasText && changed < std::max(2, positions / 100)) return std::nullopt;
+  track.lastTried.swap(now);
+  track.lastTriedRow0 = track.row0;
+  track.lastTriedCol0 = track.col0;
+  track.lastTriedCols = track.cols;
   std::vector<Extent> hyps;
   extents(track, hyps);
   DotGrid grid;
