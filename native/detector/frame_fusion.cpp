@@ -181,11 +181,16 @@ FramePush FrameFusion::push(const GreyImage& image, const ReadOptions& options) 
     }
     if (covered) continue;
     if (s.tracks.size() >= kMaxTracks) {
-      auto oldest = std::min_element(s.tracks.begin(), s.tracks.end(),
-                                     [](const Track& a, const Track& b) { return a.lastFrame < b.lastFrame; });
-      s.tracks.erase(oldest);
+      // the least recently seen track that this frame does not continue makes room
+      int oldest = -1;
+      for (size_t k = 0; k < s.tracks.size(); ++k) {
+        if (std::find(trackOf.begin(), trackOf.end(), static_cast<int>(k)) != trackOf.end()) continue;
+        if (oldest < 0 || s.tracks[k].lastFrame < s.tracks[static_cast<size_t>(oldest)].lastFrame) oldest = static_cast<int>(k);
+      }
+      if (oldest < 0) continue;
+      s.tracks.erase(s.tracks.begin() + oldest);
       for (int& k : trackOf)
-        if (k > oldest - s.tracks.begin()) --k;
+        if (k > oldest) --k;
     }
     Track t;
     t.id = s.nextId++;
