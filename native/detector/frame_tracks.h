@@ -124,8 +124,9 @@ struct FusedSymbol {
   Extent extent;
   PointF corners[4];
 };
-// Decodes the track's fused grid (its extent hypotheses, each through decodeDotGrid unchanged).
-std::optional<FusedSymbol> decodeTrack(Track& track);
+// Decodes the track's fused grid (its extent hypotheses, each through decodeDotGrid unchanged),
+// with at most `decodes` calls of decodeDotGrid (counted down; the frame's budget).
+std::optional<FusedSymbol> decodeTrack(Track& track, int& decodes);
 
 }  // namespace fusion
 }  // namespace dc

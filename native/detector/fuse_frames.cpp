@@ -293,7 +293,8 @@ float fusedValue(const Track& track, int row, int col) {
   return 0.5f + (mean - 0.5f) * std::min(1.0f, w / kSureWeight);
 }
 
-std::optional<FusedSymbol> decodeTrack(Track& track) {
+std::optional<FusedSymbol> decodeTrack(Track& track, int& decodes) {
+  if (decodes <= 0) return std::nullopt;
   // A fused grid that changed little since its last failed decode fails again (a dotted texture
   // tracked frame after frame, a symbol the frames have not shown more of): at least 1% of its
   // positions must have turned sure or changed side. A track that read before is always tried.
@@ -314,10 +315,6 @@ std::optional<FusedSymbol> decodeTrack(Track& track) {
       if (!known || track.lastTried[static_cast<size_t>(pr) * track.lastTriedCols + pc] != k) ++changed;
     }
   if (!track.hasText && changed < std::max(2, positions / 100)) return std::nullopt;
-  track.lastTried.swap(now);
-  track.lastTriedRow0 = track.row0;
-  track.lastTriedCol0 = track.col0;
-  track.lastTriedCols = track.cols;
   std::vector<Extent> hyps;
   extents(track, hyps);
   DotGrid grid;
@@ -327,8 +324,9 @@ std::optional<FusedSymbol> decodeTrack(Track& track) {
     grid.value.resize(static_cast<size_t>(e.rows) * e.cols);
     for (int r = 0; r < e.rows; ++r)
       for (int c = 0; c < e.cols; ++c) grid.value[static_cast<size_t>(r) * e.cols + c] = fusedValue(track, e.row0 + r, e.col0 + c);
+    if (decodes-- <= 0) return std::nullopt;  // the rest next frame (the grid is not marked as tried)
     std::optional<DotCodeSymbol> sym = decodeDotGrid(grid);
-    if (!sym) {
+    if (!sym && decodes > 0) {
       // As the detector does: the same grid with hard decisions is one more hypothesis under the
       // decoder's unchanged rules (an erasure costs a check word even where its side was right).
       bool soft = false;
@@ -337,7 +335,10 @@ std::optional<FusedSymbol> decodeTrack(Track& track) {
           soft = true;
           v = v > 0.5f ? 1.0f : 0.0f;
         }
-      if (soft) sym = decodeDotGrid(grid);
+      if (soft) {
+        --decodes;
+        sym = decodeDotGrid(grid);
+      }
     }
     if (!sym) continue;
     FusedSymbol out;
@@ -347,6 +348,10 @@ std::optional<FusedSymbol> decodeTrack(Track& track) {
     track.lastExtent = e;
     return out;
   }
+  track.lastTried.swap(now);
+  track.lastTriedRow0 = track.row0;
+  track.lastTriedCol0 = track.col0;
+  track.lastTriedCols = track.cols;
   return std::nullopt;
 }
 
