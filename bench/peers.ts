@@ -11,7 +11,7 @@
 // samples), the median and p95 of the per-image medians, and the ratio of the medians.
 //
 // Setup (bench only, not a product dependency): apt-get install -y python3-zxing-cpp python3-pil
-// Run: npx tsc -p tsconfig.json && node dist/bench/peers.js [--runs 5] [--speed balanced] [--json]
+// Run: npx tsc -p tsconfig.json && node dist/bench/peers.js [--runs 5] [--speed balanced] [--json] [--images FILE] [--cold]
 import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import * as fs from 'node:fs';
@@ -30,7 +30,11 @@ function arg(name: string, fallback: string): string {
 }
 const RUNS = Number(arg('runs', '5'));
 const SPEED = arg('speed', '');
+/** --cold: skip the untimed pass over the corpus that warms both readers first (warmPass). */
+const WARM = !process.argv.includes('--cold');
 const JSON_OUT = process.argv.includes('--json');
+/** --images FILE: also write every image's figures (file, pixels, both medians, reads) as JSON lines. */
+const IMAGES_OUT = arg('images', '');
 
 function quantile(sorted: number[], q: number): number {
   if (!sorted.length) return NaN;
@@ -107,8 +111,26 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * One untimed pass of both readers over every image first: V8 compiles a function to machine
+ * code only after it has run a while, so without it the first folders (Aztec) were timed with
+ * the engine's JavaScript still in its interpreter tiers, up to 4x the steady per-image time
+ * that a process reading a stream of images or serving requests runs at (bench/RESULTS.md).
+ */
+async function warmPass(native: Native, speed: string): Promise<void> {
+  for (const folder of folders()) {
+    const format = folderFormat(folder) as Format | null;
+    if (!format) continue;
+    for (const s of samples(folder)) {
+      await native.ask<NativeAnswer>({ path: s.image, format, runs: 1 });
+      await decode(fs.readFileSync(s.image), { format, ...(speed ? { speed } : {}) } as DecodeOptions);
+    }
+  }
+}
+
 async function run(native: Native, nativeVersion: string): Promise<void> {
   await warmUp();
+  if (WARM) await warmPass(native, SPEED);
   const rows = new Map<string, Row>();
   const t0 = Date.now();
   for (const folder of folders()) {
@@ -132,6 +154,9 @@ async function run(native: Native, nativeVersion: string): Promise<void> {
       row.ours.push(median(ms));
       if (nativeRead(s, n)) row.nativeRead++;
       if (read) row.oursRead++;
+      if (IMAGES_OUT) {
+        fs.appendFileSync(IMAGES_OUT, `${JSON.stringify({ format, file: path.relative(path.dirname(path.dirname(s.image)), s.image), bytes: bytes.length, ours: median(ms), native: median(n.ms.slice(1)), oursRead: read, nativeRead: nativeRead(s, n) })}\n`);
+      }
     }
   }
   const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
@@ -144,7 +169,7 @@ async function run(native: Native, nativeVersion: string): Promise<void> {
     })) }));
     return;
   }
-  console.log(`peers: ours = lib/engine decode(bytes, {format${SPEED ? `, speed: '${SPEED}'` : ''}}); native = zxing-cpp ${nativeVersion} (python3-zxing-cpp, read_barcodes(PIL image, formats=F)); ${RUNS} runs per image, median per image; wall ${((Date.now() - t0) / 1000).toFixed(0)} s; load average at the end ${load}`);
+  console.log(`peers: ours = lib/engine decode(bytes, {format${SPEED ? `, speed: '${SPEED}'` : ''}}); native = zxing-cpp ${nativeVersion} (python3-zxing-cpp, read_barcodes(PIL image, formats=F)); ${WARM ? 'one untimed pass over the corpus first, then ' : 'no warm-up pass (--cold), '}${RUNS} runs per image, median per image; wall ${((Date.now() - t0) / 1000).toFixed(0)} s; load average at the end ${load}`);
   console.log('');
   console.log('| format | images | reads ours / native | ours median / p95 ms | native median / p95 ms | ratio of medians |');
   console.log('|---|---|---|---|---|---|');

@@ -32,11 +32,13 @@ int main(int argc, char** argv) {
   dc::GridDecodeOptions opts;
   opts.minSpareCheckWords = argc > 2 ? std::atoi(argv[2]) : opts.minSpareCheckWords;
   Rng rng{argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1};
-  const char* names[4] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)", "random dot patterns"};
-  Counts counts[4];
+  const char* names[5] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)",
+                          "random dot patterns", "faint dots and flips beyond budget"};
+  constexpr int kModels = 5;
+  Counts counts[kModels];
   const auto start = std::chrono::steady_clock::now();
   for (long g = 0; g < total; ++g) {
-    const int model = static_cast<int>(g % 4);
+    const int model = static_cast<int>(g % kModels);
     // Sizes biased to small symbols, where a miscorrection is most likely.
     int H = 6 + (rng.below(3) == 0 ? rng.below(40) : rng.below(12));
     int W = 5 + (rng.below(3) == 0 ? rng.below(60) : rng.below(14));
@@ -70,7 +72,7 @@ int main(int argc, char** argv) {
       for (int r = r0; r < H && r < r0 + h; ++r)
         for (int c = c0; c < W && c < c0 + w; ++c)
           if ((r + c) % 2 == 0) dots[r * W + c] = static_cast<uint8_t>(rng.below(2));
-    } else {
+    } else if (model == 3) {
       for (int p : order) dots[p] = static_cast<uint8_t>(rng.below(2));
     }
     dc::DotGrid grid;
@@ -78,6 +80,16 @@ int main(int argc, char** argv) {
     grid.cols = W;
     grid.value.reserve(dots.size());
     for (uint8_t d : dots) grid.value.push_back(d ? 1.0f : 0.0f);
+    if (model == 4) {
+      // Glare, blur or uneven ink: many faint positions (which the decoder settles from the
+      // 5-dot pattern where it can, else erases) plus a few confident flips.
+      const int faint = l.checkWords * (2 + rng.below(6)), flips = rng.below(l.checkWords / l.blocks + 1);
+      for (int k = 0; k < faint; ++k) grid.value[order[rng.below(l.dots)]] = 0.4f + 0.002f * static_cast<float>(rng.below(100));
+      for (int k = 0; k < flips; ++k) {
+        float& v = grid.value[order[rng.below(l.dots)]];
+        v = 1.0f - v;
+      }
+    }
     const auto got = dc::decodeDotGrid(grid, opts);
     Counts& c = counts[model];
     ++c.grids;
@@ -88,7 +100,7 @@ int main(int argc, char** argv) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   long grids = 0, misreads = 0;
   std::printf("minSpareCheckWords=%d\n", opts.minSpareCheckWords);
-  for (int m = 0; m < 4; ++m) {
+  for (int m = 0; m < kModels; ++m) {
     std::printf("%-38s grids %7ld  refused %7ld  exact %7ld  misread %5ld\n", names[m], counts[m].grids, counts[m].refused,
                 counts[m].exact, counts[m].misread);
     grids += counts[m].grids;

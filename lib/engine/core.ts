@@ -39,8 +39,10 @@ export interface JobAnswer {
   symbols: SymbolAnswer[];
 }
 
-/** How the two reading steps are carried out; runJob fixes their order and the answer. */
+/** How the grey plane is made and the two reading steps carried out; runJob fixes their order and the answer. */
 export interface Readers {
+  /** The input's grey plane, or the `decode_error:...` code of why there is none. */
+  grey(input: WireInput): Promise<GreyImage | { error: string }>;
   dotcode(grey: GreyImage, maxSymbols: number, options: DotCodeOptions): Promise<DotCodeSymbol[]>;
   zxing(job: ZXingJob): Promise<JobAnswer>;
 }
@@ -103,17 +105,24 @@ export function runZXingJobNow(job: ZXingJob): JobAnswer {
 
 /** Both readers in the current thread, blocking it (decodeSync's helper thread). */
 export const inThreadReaders: Readers = {
+  grey: greyHere,
   dotcode: async (grey, maxSymbols, options) => readDotCode(grey, maxSymbols, options),
   zxing: runZXingJob,
 };
 
-export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
-  let grey: GreyImage;
+/** The grey plane made in this thread. */
+export async function greyHere(input: WireInput): Promise<GreyImage | { error: string }> {
   try {
-    grey = await loadGrey(job.input);
+    return await loadGrey(input);
   } catch (e) {
-    return { error: loadError(e), symbols: [] };
+    return { error: loadError(e) };
   }
+}
+
+export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
+  const made = await readers.grey(job.input);
+  if ('error' in made) return { error: made.error, symbols: [] };
+  const grey = made;
   if (job.speed === 'video' && !job.format && !job.all) return readBoth(job, grey, readers);
   const symbols: SymbolAnswer[] = [];
 

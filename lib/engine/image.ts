@@ -5,6 +5,7 @@
 import { promises as fsp } from 'fs';
 import { lumaPlane } from './luma';
 import { pngToGrey } from './png-grey';
+import { webpToGrey } from './webp-grey';
 import type { ImageProbe } from './types';
 import { EngineError } from './errors';
 import { MAX_PIXELS } from './limits';
@@ -100,8 +101,8 @@ async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
   if (probe.width && probe.height && probe.width * probe.height > MAX_PIXELS) {
     throw new EngineError('image_too_large', `${probe.width}x${probe.height} is over ${MAX_PIXELS} pixels`);
   }
-  // Shorter roads to the very same bytes (luma.ts). Small PNGs (barcode crops, the zxing
-  // samples): sharp's fixed cost per call (a thread hop and the pipeline's set-up, about 0.5 ms)
+  // Shorter roads to the very same bytes (luma.ts). Small PNGs and WebPs (barcode crops, the
+  // zxing samples): sharp's fixed cost per call (a thread hop and the pipeline's set-up, about 0.5 ms)
   // outweighs inflating them here. Images without alpha up to RAW_IN_THREAD_PIXELS: libvips'
   // recomb computes three float bands to keep one, about 12 ms of a 1280x720 JPEG's 17-19 ms on
   // this machine, where the luma loop here takes about 3 ms (the bound and the cost that
@@ -109,6 +110,11 @@ async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
   const pixels = probe.width !== null && probe.height !== null ? probe.width * probe.height : Infinity;
   if (pixels <= SMALL_IMAGE_PIXELS && probe.type === 'png') {
     const g = pngToGrey(bytes);
+    if (g) return { ...g, owned: true };
+  }
+  // Small WebPs: libvips' WebP loader costs 2-3 ms on a 240x240 image (webp-grey.ts).
+  if (probe.type === 'webp') {
+    const g = await webpToGrey(bytes, pixels);
     if (g) return { ...g, owned: true };
   }
   if (pixels <= RAW_IN_THREAD_PIXELS && !mayHaveAlpha(bytes, probe.type)) {
@@ -238,6 +244,32 @@ export async function rawToGreyOffThread(data: Uint8Array, width: number, height
   return { data: new Uint8Array(out.buffer, out.byteOffset, out.byteLength), width, height, owned: true };
 }
 
+/** The bytes of an image file; failures as the engine's errors (file_not_found, ...). */
+export async function readImageFile(file: string): Promise<Buffer> {
+  try {
+    return await fsp.readFile(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new EngineError('file_not_found', `no such file: ${file}`);
+    if (code === 'EISDIR') throw new EngineError('not_a_file', `${file} is a directory`);
+    if (code === 'EACCES' || code === 'EPERM') throw new EngineError('permission_denied', `cannot read ${file}`);
+    throw new EngineError('file_unreadable', `${file}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Whether an encoded image is worth decoding in a worker thread rather than the caller's: a
+ * known type (anything else fails at once, here) of more than SMALL_IMAGE_PIXELS pixels, whose
+ * decoding holds the calling thread for milliseconds (a 1280x720 JPEG: sharp's call about 0.8 ms,
+ * the luma about 2 ms, and the collection of its buffers), against about 0.2 ms for the hop.
+ */
+export function decodesBetterOffThread(bytes: Uint8Array): boolean {
+  const probe = probeImage(bytes);
+  if (!probe.type || !probe.width || !probe.height) return false;
+  const pixels = probe.width * probe.height;
+  return pixels > SMALL_IMAGE_PIXELS && pixels <= MAX_PIXELS;
+}
+
 /**
  * Any wire input -> grey, once per decode. Runs in the caller's thread for decode()/decodeAll()
  * (file reads and sharp run on libuv/libvips threads, not on the event loop) and in the helper
@@ -245,19 +277,8 @@ export async function rawToGreyOffThread(data: Uint8Array, width: number, height
  */
 export async function loadGrey(input: WireInput): Promise<GreyImage> {
   switch (input.kind) {
-    case 'path': {
-      let bytes: Buffer;
-      try {
-        bytes = await fsp.readFile(input.path);
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') throw new EngineError('file_not_found', `no such file: ${input.path}`);
-        if (code === 'EISDIR') throw new EngineError('not_a_file', `${input.path} is a directory`);
-        if (code === 'EACCES' || code === 'EPERM') throw new EngineError('permission_denied', `cannot read ${input.path}`);
-        throw new EngineError('file_unreadable', `${input.path}: ${(e as Error).message}`);
-      }
-      return decodeEncoded(bytes);
-    }
+    case 'path':
+      return decodeEncoded(await readImageFile(input.path));
     case 'bytes':
       return decodeEncoded(input.bytes);
     case 'raw':

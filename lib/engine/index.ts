@@ -14,11 +14,12 @@
 // of the order and of the result building that both paths share.
 import { readDotCodeAsync } from './dotcode';
 import { loadAddon } from './addon';
-import { warmGrey, type WireInput } from './image';
-import { decodeError } from './errors';
+import { decodesBetterOffThread, readImageFile, warmGrey, type GreyImage, type WireInput } from './image';
+import { decodeError, loadError } from './errors';
 import { defaultPoolSize, SyncBridge, WorkerPool } from './pool';
-import { runJob, runZXingJobNow, type Job, type JobAnswer, type Readers, type ZXingJob } from './core';
+import { greyHere, runJob, runZXingJobNow, type Job, type JobAnswer, type Readers, type ZXingJob } from './core';
 import { loadZXing, zxingLoaded } from './zxing';
+import { loadWebP } from './webp-grey';
 import { describeInput, inspectPrepared } from './inspect';
 import { failedReport } from './inspect-report';
 import { prepare } from './prepare';
@@ -75,8 +76,29 @@ function zxingStep(job: ZXingJob): Promise<JobAnswer> {
 // The FrameReader's zxing step: the same as decode()'s, on the frame's grey plane.
 setOtherReaders((grey, format, gs1, speed) => zxingStep({ grey, format, gs1, speed, all: false }));
 
-/** decode()/decodeAll(): DotCode in this thread (asynchronously), zxing in the pool or, for small images, here. */
+/**
+ * The grey plane: large encoded images are decoded in the pool (image.ts, decodesBetterOffThread),
+ * everything else here. A file is read here first, to know which.
+ */
+async function greyStep(input: WireInput): Promise<GreyImage | { error: string }> {
+  if (input.kind === 'raw') return greyHere(input);
+  let bytes: Uint8Array;
+  if (input.kind === 'path') {
+    try {
+      bytes = await readImageFile(input.path);
+    } catch (e) {
+      return { error: loadError(e) };
+    }
+  } else {
+    bytes = input.bytes;
+  }
+  if (decodesBetterOffThread(bytes)) return thePool().grey({ kind: 'bytes', bytes });
+  return greyHere({ kind: 'bytes', bytes });
+}
+
+/** decode()/decodeAll(): the grey plane and DotCode in this thread (asynchronously) or the pool, zxing in the pool or, for small images, here. */
 const callerReaders: Readers = {
+  grey: greyStep,
   dotcode: readDotCodeAsync,
   zxing: zxingStep,
 };
@@ -221,9 +243,10 @@ export async function warmUp(options: { sync?: boolean } = {}): Promise<void> {
   await warmHere();
   await thePool().warm(1);
   await thePool().warm();
-  // Last: this thread's zxing, for small images (ZXING_IN_THREAD_PIXELS). Compiling the wasm is
-  // asynchronous, so the event loop stays free meanwhile.
+  // Last: this thread's zxing, for small images (ZXING_IN_THREAD_PIXELS), and its WebP decoder
+  // (webp-grey.ts). Compiling the wasm is asynchronous, so the event loop stays free meanwhile.
   await loadZXing().catch(() => undefined);
+  await loadWebP().catch(() => undefined);
 }
 
 let warmedHere: Promise<void> | null = null;

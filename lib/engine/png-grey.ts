@@ -7,7 +7,7 @@
 // transparency), and everything else returns null and goes to sharp. test/engine/png-grey.test.ts
 // compares the two on every PNG of the sample corpora.
 import { inflateSync } from 'zlib';
-import { lumaOf, flattenOnWhite } from './luma';
+import { flattenOnWhite, lumaOf, lumaPlane, rgbaToGrey } from './luma';
 
 /** Above this many pixels sharp is used anyway: its fixed cost no longer matters. */
 export const PNG_IN_THREAD_PIXELS = 1_000_000;
@@ -76,47 +76,120 @@ function decode(b: Uint8Array): { data: Uint8Array; width: number; height: numbe
   if (raw.length < (stride + 1) * height) return null;
   const rows = unfilter(raw, stride, height, bpp);
 
+  return { data: toGrey(rows, header, stride, palette, alphas), width, height };
+}
+
+/**
+ * Rows of samples -> grey, one loop per kind of pixel (a branch per pixel on the kind, and a
+ * division or palette look-up per pixel, cost more than the rest of a small PNG's decoding).
+ */
+function toGrey(rows: Uint8Array, h: Header, stride: number, palette: Uint8Array | null, alphas: Uint8Array | null): Uint8Array {
+  const { width, height, depth, colour } = h;
   const out = new Uint8Array(width * height);
-  const maxLevel = (1 << depth) - 1;
+  if (colour === 0 && depth === 8) {
+    for (let y = 0; y < height; y++) out.set(rows.subarray(y * stride, y * stride + width), y * width);
+    return out;
+  }
+  if (colour === 0 || colour === 3) {
+    // A sample is an index into a table of grey levels (grey scaled to 0..255, or the palette's
+    // colours as grey); -1 marks palette indices past the palette's end, an error as in libvips.
+    const maxLevel = (1 << depth) - 1;
+    const levels = new Int16Array(maxLevel + 1);
+    for (let s = 0; s <= maxLevel; s++) {
+      if (colour === 0) levels[s] = Math.trunc((s * 255) / maxLevel);
+      else levels[s] = s * 3 + 2 < palette!.length ? paletteGrey(palette!, alphas, s) : -1;
+    }
+    if (depth <= 2) {
+      expandSmallSamples(rows, h, stride, levels, out);
+      return out;
+    }
+    for (let y = 0; y < height; y++) {
+      const end = (y + 1) * width;
+      // byte by byte, its samples from the highest bits down
+      for (let i = y * stride, o = y * width; o < end; i++) {
+        const byte = rows[i];
+        for (let shift = 8 - depth; shift >= 0 && o < end; shift -= depth, o++) {
+          const v = levels[(byte >> shift) & maxLevel];
+          if (v < 0) throw new Error('palette index out of range');
+          out[o] = v;
+        }
+      }
+    }
+    return out;
+  }
   for (let y = 0; y < height; y++) {
     const row = y * stride;
     const dst = y * width;
-    for (let x = 0; x < width; x++) {
-      let v: number;
-      if (depth < 8) {
-        const bit = x * depth;
-        const s = (rows[row + (bit >> 3)] >> (8 - depth - (bit & 7))) & maxLevel;
-        v = colour === 0 ? (s * 255) / maxLevel : paletteGrey(palette!, alphas, s);
-      } else if (colour === 0) {
-        v = rows[row + x];
-      } else if (colour === 3) {
-        v = paletteGrey(palette!, alphas, rows[row + x]);
-      } else if (colour === 2) {
-        const p = row + x * 3;
-        v = lumaOf(rows[p], rows[p + 1], rows[p + 2]);
-      } else if (colour === 4) {
-        const p = row + x * 2;
-        v = flattenOnWhite(rows[p], rows[p + 1]);
+    if (colour === 2) {
+      out.set(lumaPlane(rows.subarray(row, row + width * 3), width), dst);
+    } else if (colour === 4) {
+      for (let x = 0, p = row; x < width; x++, p += 2) out[dst + x] = flattenOnWhite(rows[p], rows[p + 1]);
+    } else {
+      out.set(rgbaToGrey(rows.subarray(row, row + width * 4), width), dst);
+    }
+  }
+  return out;
+}
+
+/**
+ * 1- and 2-bit samples (most barcode PNGs): every byte value's 8 or 4 grey levels are tabled
+ * once, and a byte of samples becomes 2 or 1 32-bit copies from that table into a row buffer
+ * (the table is filled byte by byte, so the copies keep pixel order whatever the endianness).
+ */
+function expandSmallSamples(rows: Uint8Array, h: Header, stride: number, levels: Int16Array, out: Uint8Array): void {
+  const { width, height, depth } = h;
+  const perByte = 8 / depth;
+  const maxLevel = (1 << depth) - 1;
+  const table = new Uint8Array(256 * perByte);
+  const bad = new Uint8Array(256); // a byte holding an index past the palette's end
+  for (let b = 0; b < 256; b++) {
+    for (let k = 0; k < perByte; k++) {
+      const v = levels[(b >> (8 - depth * (k + 1))) & maxLevel];
+      if (v < 0) bad[b] = 1;
+      else table[b * perByte + k] = v;
+    }
+  }
+  const words = new Uint32Array(table.buffer);
+  const wordsPerByte = perByte >> 2;
+  const fullBytes = Math.floor(width / perByte);
+  const row = new Uint8Array(fullBytes * perByte);
+  const rowWords = new Uint32Array(row.buffer);
+  for (let y = 0; y < height; y++) {
+    const src = y * stride;
+    const dst = y * width;
+    for (let i = 0; i < fullBytes; i++) {
+      const b = rows[src + i];
+      if (bad[b]) throw new Error('palette index out of range');
+      if (wordsPerByte === 2) {
+        rowWords[2 * i] = words[2 * b];
+        rowWords[2 * i + 1] = words[2 * b + 1];
       } else {
-        const p = row + x * 4;
-        const a = rows[p + 3];
-        v = lumaOf(flattenOnWhite(rows[p], a), flattenOnWhite(rows[p + 1], a), flattenOnWhite(rows[p + 2], a));
+        rowWords[i] = words[b];
       }
+    }
+    out.set(row, dst);
+    // the samples of a last, partly used byte
+    for (let x = fullBytes * perByte; x < width; x++) {
+      const bit = x * depth;
+      const v = levels[(rows[src + (bit >> 3)] >> (8 - depth - (bit & 7))) & maxLevel];
+      if (v < 0) throw new Error('palette index out of range');
       out[dst + x] = v;
     }
   }
-  return { data: out, width, height };
 }
 
 function paletteGrey(palette: Uint8Array, alphas: Uint8Array | null, i: number): number {
   const p = i * 3;
-  if (p + 2 >= palette.length) throw new Error('palette index out of range');
   const a = alphas && i < alphas.length ? alphas[i] : 255;
   if (a === 255) return lumaOf(palette[p], palette[p + 1], palette[p + 2]);
   return lumaOf(flattenOnWhite(palette[p], a), flattenOnWhite(palette[p + 1], a), flattenOnWhite(palette[p + 2], a));
 }
 
-/** Undoes PNG's per-row filters (None, Sub, Up, Average, Paeth) in place of a fresh buffer. */
+/**
+ * Undoes PNG's per-row filters (None, Sub, Up, Average, Paeth) into a fresh buffer; one loop per
+ * filter, so the choice is made once a row. Bytes before the row's first pixel and the row above
+ * the first read as 0.
+ */
 function unfilter(raw: Uint8Array, stride: number, height: number, bpp: number): Uint8Array {
   const out = new Uint8Array(stride * height);
   for (let y = 0; y < height; y++) {
@@ -124,26 +197,37 @@ function unfilter(raw: Uint8Array, stride: number, height: number, bpp: number):
     const src = y * (stride + 1) + 1;
     const dst = y * stride;
     const up = dst - stride;
-    for (let i = 0; i < stride; i++) {
-      const x = raw[src + i];
-      const a = i >= bpp ? out[dst + i - bpp] : 0;
-      const b = y > 0 ? out[up + i] : 0;
-      let v: number;
-      switch (filter) {
-        case 0: v = x; break;
-        case 1: v = x + a; break;
-        case 2: v = x + b; break;
-        case 3: v = x + ((a + b) >> 1); break;
-        case 4: {
-          const c = y > 0 && i >= bpp ? out[up + i - bpp] : 0;
+    const first = y > 0; // is there a row above?
+    switch (filter) {
+      case 0:
+        out.set(raw.subarray(src, src + stride), dst);
+        break;
+      case 1:
+        for (let i = 0; i < stride; i++) out[dst + i] = raw[src + i] + (i >= bpp ? out[dst + i - bpp] : 0);
+        break;
+      case 2:
+        if (first) for (let i = 0; i < stride; i++) out[dst + i] = raw[src + i] + out[up + i];
+        else out.set(raw.subarray(src, src + stride), dst);
+        break;
+      case 3:
+        for (let i = 0; i < stride; i++) {
+          const a = i >= bpp ? out[dst + i - bpp] : 0;
+          const b = first ? out[up + i] : 0;
+          out[dst + i] = raw[src + i] + ((a + b) >> 1);
+        }
+        break;
+      case 4:
+        for (let i = 0; i < stride; i++) {
+          const a = i >= bpp ? out[dst + i - bpp] : 0;
+          const b = first ? out[up + i] : 0;
+          const c = first && i >= bpp ? out[up + i - bpp] : 0;
           const p = a + b - c;
           const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
-          v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
-          break;
+          out[dst + i] = raw[src + i] + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
         }
-        default: throw new Error(`bad PNG filter ${filter}`);
-      }
-      out[dst + i] = v & 0xff;
+        break;
+      default:
+        throw new Error(`bad PNG filter ${filter}`);
     }
   }
   return out;

@@ -1,6 +1,7 @@
 // A small pool of worker threads for the zxing step of decode()/decodeAll() (zxing-wasm computes
-// synchronously in the thread that calls it), and the helper thread that gives decodeSync() a
-// synchronous face (sharp and zxing-wasm only have asynchronous APIs).
+// synchronously in the thread that calls it) and for the decoding of large images, and the
+// helper thread that gives decodeSync() a synchronous face (sharp and zxing-wasm only have
+// asynchronous APIs).
 // Idle workers are unref'd so they never keep the process alive; a worker is ref'd only while
 // it holds a job, so a pending decode keeps the process alive until it answers.
 import * as os from 'os';
@@ -9,6 +10,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { WorkerLanes, type Lane } from './worker-lanes';
 import type { Job, JobAnswer, ZXingJob } from './core';
 import { decodeError } from './errors';
+import type { GreyImage, WireInput } from './image';
 
 const WORKER_FILE = path.join(__dirname, 'worker.js');
 
@@ -45,6 +47,21 @@ export class WorkerPool {
     this.lanes.fill();
     return new Promise((resolve) => {
       this.lanes.submit({ zxing: job }, transfer, (m) => resolve(m.answer as JobAnswer), (why) => resolve(crashAnswer(why)));
+    });
+  }
+
+  /**
+   * The grey plane of an encoded image, made in a worker (sharp's call and the luma loop then
+   * hold that thread instead of the caller's) and moved back. Resolves to the plane or to the
+   * `decode_error:...` code the caller's thread would have given; never rejects.
+   */
+  grey(input: WireInput): Promise<GreyImage | { error: string }> {
+    this.lanes.fill();
+    return new Promise((resolve) => {
+      this.lanes.submit({ grey: input }, [], (m) => {
+        const g = m.grey as GreyImage | undefined;
+        resolve(g ? { data: g.data, width: g.width, height: g.height, owned: true } : { error: m.error as string });
+      }, (why) => resolve({ error: decodeError('internal', why) }));
     });
   }
 

@@ -18,7 +18,7 @@ export interface ZXingPass {
   tryInvert: boolean;
   tryDownscale: boolean;
   tryDenoise: boolean;
-  binarizer: 'LocalAverage' | 'GlobalHistogram';
+  binarizer: 'LocalAverage' | 'GlobalHistogram' | 'FixedThreshold';
 }
 
 /** One plain pass: the image as it is, no rotations, no inversion, no downscaled copy. */
@@ -46,8 +46,22 @@ const LADDERS: Record<Speed, readonly ZXingPass[]> = {
   thorough: [PLAIN, FULL, DENOISE, GLOBAL],
 };
 
-export function zxingPasses(speed: Speed): readonly ZXingPass[] {
-  return LADDERS[speed];
+/**
+ * For a plane of exactly two grey levels, one each side of 127 (a 1-bit PNG, a rendered symbol):
+ * the plain pass with zxing-cpp's fixed-threshold binarizer, which splits those two levels
+ * exactly and costs 10-40% less than the local-average one on the zxing samples (a 253x253
+ * Aztec 0.47 -> 0.27 ms). It goes before the speed's ladder, which still runs in full when it
+ * finds nothing, so nothing the ladder reads is lost.
+ */
+const TWO_LEVELS: ZXingPass = { ...PLAIN, binarizer: 'FixedThreshold' };
+
+/**
+ * The passes for `speed`; `twoLevels` (the plane holds two grey levels, and one symbol is
+ * wanted) puts the cheap TWO_LEVELS pass first. decodeAll never asks for it: a first pass that
+ * finds some of an image's symbols ends the ladder.
+ */
+export function zxingPasses(speed: Speed, twoLevels = false): readonly ZXingPass[] {
+  return twoLevels ? [TWO_LEVELS, ...LADDERS[speed]] : LADDERS[speed];
 }
 
 /**

@@ -78,7 +78,7 @@ export interface ZXingSymbol {
 
 /** zxing-wasm's index of the content type GS1 (its ContentType list: Text, Binary, Mixed, GS1, ...). */
 const CONTENT_GS1 = 3;
-const BINARIZERS = { LocalAverage: 0, GlobalHistogram: 1 } as const;
+const BINARIZERS = { LocalAverage: 0, GlobalHistogram: 1, FixedThreshold: 2 } as const;
 
 /**
  * One pass's options. Settings shared by every pass were chosen against zxing-cpp's own sample
@@ -149,7 +149,7 @@ export function readZXingNow(grey: GreyImage, formats: readonly ZXingFormat[], m
   if (!m) throw new Error('zxing is not loaded in this thread (call loadZXing first)');
   const ptr = copyIn(m, grey);
   try {
-    for (const pass of zxingPasses(speed)) {
+    for (const pass of zxingPasses(speed, maxSymbols === 1 && twoLevels(grey))) {
       const found = collect(m.readBarcodesFromPixmap(ptr, grey.width, grey.height, options(formats, maxSymbols, pass)));
       if (found.length) return found;
     }
@@ -157,6 +157,25 @@ export function readZXingNow(grey: GreyImage, formats: readonly ZXingFormat[], m
   } finally {
     release(m);
   }
+}
+
+/**
+ * Whether the plane holds exactly two grey levels, one at most 127 and one above (what zxing-cpp's
+ * fixed-threshold binarizer separates exactly). Stops at the third level, within a few pixels of
+ * a photo or camera frame.
+ */
+export function twoLevels(grey: GreyImage): boolean {
+  const d = grey.data;
+  const n = grey.width * grey.height;
+  const a = d[0];
+  let b = a;
+  for (let i = 1; i < n; i++) {
+    const v = d[i];
+    if (v === a || v === b) continue;
+    if (b !== a) return false;
+    b = v;
+  }
+  return (a <= 127) !== (b <= 127);
 }
 
 export async function readZXing(grey: GreyImage, formats: readonly ZXingFormat[], maxSymbols: number, speed: Speed = 'balanced'): Promise<ZXingSymbol[]> {

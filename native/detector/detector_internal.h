@@ -50,7 +50,9 @@ struct LocateParams {
   int maxDot = 48;       // blobs wider or taller than this are not dots
   int maxRuns = 600000;  // bounded work on adversarial images (all-dots, stripes, noise)
   int maxBlobs = 60000;
-  bool reuseStats = false;  // the image is the one of the previous call: keep its block statistics
+  // The image (its address and size) shows the same pixels as in earlier calls of this read: its
+  // block statistics may be taken from them, and are kept for later calls.
+  bool reuseStats = false;
 };
 
 // Reusable buffers so that a frame does not allocate once the buffers have grown.
@@ -60,6 +62,20 @@ struct LocateWorkspace {
   std::vector<float> blkMean;
   const uint8_t* statsData = nullptr;
   int statsW = 0, statsH = 0, statsStride = 0, statsShift = 0, statsRadius = 0;
+  // Block statistics of earlier reuseStats calls (crops read by several passes), at most
+  // kMaxKeptStats of them; forgetStats() when the image changes.
+  struct KeptStats {
+    const uint8_t* data;
+    int w, h, stride, shift, radius;
+    std::vector<int32_t> blockSum, blockCnt;
+    std::vector<uint8_t> blockMin, blockMax;
+  };
+  static constexpr size_t kMaxKeptStats = 32;
+  std::vector<KeptStats> kept;
+  void forgetStats() {
+    statsData = nullptr;
+    kept.clear();
+  }
   int rejectedShapes = 0;  // components of the last call too big, thin or sparse for a dot
   // Bounding boxes (x0, y0, x1, y1) of rejected components that are too big for a dot but
   // compact and filled like a group of merged dots (blur, ink spread): where the stricter
@@ -70,7 +86,12 @@ struct LocateWorkspace {
   static constexpr int kMaxMerged = 64;
   std::vector<Box> merged;
   std::vector<int32_t> tmpA, tmpB;
+  std::vector<uint8_t> tmpBytes;
+  // one block row's statistics: per column, folded per block (blockRowStats)
+  std::vector<uint8_t> colMin, colMax, foldMin, foldMax, bMin, bMax;
+  std::vector<uint16_t> colSum, foldSum, bSum;
   std::vector<int16_t> thr;
+  std::vector<uint8_t> thrRow, fg;  // extractRuns: one row's per-pixel threshold and foreground depth
   std::vector<int32_t> runX0, runX1, runY, runDepth, parent;
   std::vector<int32_t> rowStart;
   std::vector<int64_t> sumX2, sumY2;  // twice the coordinate sums (exact)
@@ -90,15 +111,17 @@ struct PeakParams {
   float supportRadius = 12;  // mark peaks midway between two others within this radius (0: none)
 };
 struct PeakWorkspace {
-  std::vector<uint16_t> hBinom, hBox, smooth;
-  std::vector<int32_t> boxAcc, mult;
+  std::vector<uint16_t> hBinom, hBox, smooth, boxAcc;
+  std::vector<int32_t> mult;
   std::vector<int16_t> resp;
-  std::vector<uint8_t> keep;  // per peak: midway between two others (the clusters' seeds)
+  std::vector<uint8_t> above;  // one row: the response reaches the floor
+  std::vector<uint8_t> keep;   // per peak: midway between two others (the clusters' seeds)
 };
 // Returns false when the peak cap was hit.
 bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, std::vector<Blob>& out);
 
-// A uniform-cell spatial index over blob centres.
+// A uniform-cell spatial index over blob centres. The centres are copied by build(): a blob moved
+// later is still found where it was.
 class SpatialIndex {
  public:
   void build(const std::vector<Blob>& blobs, int width, int height, float cell);
@@ -111,7 +134,7 @@ class SpatialIndex {
   float cell_ = 8;
   int gw_ = 0, gh_ = 0;
   std::vector<int32_t> start_, items_;
-  const std::vector<Blob>* blobs_ = nullptr;
+  std::vector<float> xs_, ys_;  // the items' centres, in the same order (one cache line per cell, not one per blob)
 };
 
 template <class F>
@@ -128,10 +151,8 @@ void SpatialIndex::forEachNear(float x, float y, float r, F&& f) const {
     for (int cx = cx0; cx <= cx1; ++cx) {
       int c = cy * gw_ + cx;
       for (int k = start_[c]; k < start_[c + 1]; ++k) {
-        int i = items_[k];
-        const Blob& b = (*blobs_)[i];
-        float dx = b.x - x, dy = b.y - y;
-        if (dx * dx + dy * dy <= r2) f(i);
+        float dx = xs_[k] - x, dy = ys_[k] - y;
+        if (dx * dx + dy * dy <= r2) f(items_[k]);
       }
     }
 }

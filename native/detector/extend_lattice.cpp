@@ -135,36 +135,38 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
     int lastLine = alongCols ? (dir < 0 ? fit.colMin : fit.colMax) : (dir < 0 ? fit.rowMin : fit.rowMax);
     noteEnd(endSide, lastLine);
     bool endNoted = true;
-    for (int step = 0; step < maxLines; ++step) {
-      const int line = alongCols ? (dir < 0 ? fit.colMin : fit.colMax) + dir * (1 + empties + blind)
-                                 : (dir < 0 ? fit.rowMin : fit.rowMax) + dir * (1 + empties + blind);
-      const int from = alongCols ? fit.rowMin : fit.colMin, to = alongCols ? fit.rowMax : fit.colMax;
-      struct Found {
-        int row, col;
-        float x, y, value;
-      };
+    // Scans one grid line beyond (or at) the lattice's edge: its predicted positions, the dots
+    // found there and how many of the positions between them are inked.
+    struct Found {
+      int row, col;
+      float x, y, value;
+    };
+    struct LineScan {
       std::vector<Found> found;
       int total = 0, seen = 0, offInked = 0;
       bool outside = false, collapsed = false;
+    };
+    auto scanLine = [&](int line, int reachBack, LineScan& out) {
+      const int from = alongCols ? fit.rowMin : fit.colMin, to = alongCols ? fit.rowMax : fit.colMax;
       for (int t = from; t <= to; ++t) {
         if (((t + line) & 1) != parity) continue;
         const int row = alongCols ? t : line, col = alongCols ? line : t;
         LocalMap m;
         float inkRef;
-        if (!predict(row, col, alongCols, -dir, kBackLines + empties + blind, m, inkRef)) continue;
+        if (!predict(row, col, alongCols, -dir, reachBack, m, inkRef)) continue;
         const PointF p = m.at(0, 0);
         if (p.x < 1 || p.y < 1 || p.x > img.width - 2 || p.y > img.height - 2) {
-          outside = true;
+          out.outside = true;
           continue;
         }
         // A pitch that collapses along the axis is the extrapolation folding back onto the
         // lines already known (a cylinder's silhouette is reached, or the fit ran away).
         const float axisStep = alongCols ? std::hypot(m.cx, m.cy) : std::hypot(m.rx, m.ry);
         if (axisStep < kMinStepShare * fit.pitch) {
-          collapsed = true;
+          out.collapsed = true;
           continue;
         }
-        ++total;
+        ++out.total;
         // Sample over a quarter of the local step: near a cylinder's edge the columns are a
         // third as wide as the lattice's mean pitch, and a wider disc would blur them together.
         const float step = std::min(std::hypot(m.rx, m.ry), std::hypot(m.cx, m.cy));
@@ -176,7 +178,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
         const float ground = 0.5f * (nb[2] + nb[3]);
         const float contrast = ground - inkRef;
         if (contrast < 8 || nb[3] >= 252) continue;  // no contrast here: glare or a washed-out patch
-        ++seen;
+        ++out.seen;
         // The darkest point within 0.3 of a grid step (in the local lattice's own axes).
         float best = 1e9f, bx = p.x, by = p.y;
         for (int i = -3; i <= 3; ++i)
@@ -185,12 +187,27 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
             const float v = sampleDisc(img, q, rad, xm);
             if (v < best) best = v, bx = q.x, by = q.y;
           }
-        if ((ground - best) / contrast >= kDotScore) found.push_back({row, col, bx, by, best});
+        if ((ground - best) / contrast >= kDotScore) out.found.push_back({row, col, bx, by, best});
         // The position next along the line has the other parity: always empty in a DotCode,
         // inked where the line runs through text, a bar or a textured ground.
         const PointF o = alongCols ? m.at(1, 0) : m.at(0, 1);
-        if ((ground - sampleDisc(img, o, rad, xm)) / contrast >= kDotScore) ++offInked;
+        if ((ground - sampleDisc(img, o, rad, xm)) / contrast >= kDotScore) ++out.offInked;
       }
+    };
+    // Strong blur darkens the empty positions between dots too; how inked they look on the
+    // lattice's own edge line is what a line of the same symbol may show.
+    LineScan edgeScan;
+    scanLine(lastLine, kBackLines, edgeScan);
+    const float offAllowance = edgeScan.seen >= 4 ? static_cast<float>(edgeScan.offInked) / edgeScan.seen : 0.0f;
+    DBG("ext side %d edge line %d: seen %d found %zu off %d\n", side, lastLine, edgeScan.seen, edgeScan.found.size(), edgeScan.offInked);
+    for (int step = 0; step < maxLines; ++step) {
+      const int line = alongCols ? (dir < 0 ? fit.colMin : fit.colMax) + dir * (1 + empties + blind)
+                                 : (dir < 0 ? fit.rowMin : fit.rowMax) + dir * (1 + empties + blind);
+      LineScan scan;
+      scanLine(line, kBackLines + empties + blind, scan);
+      std::vector<Found>& found = scan.found;
+      const int total = scan.total, seen = scan.seen, offInked = scan.offInked;
+      const bool outside = scan.outside, collapsed = scan.collapsed;
       DBG("ext side %d line %d: total %d seen %d found %zu off %d empties %d blind %d outside %d\n", side, line, total, seen, found.size(), offInked, empties, blind, outside);
       if (total == 0 || outside || collapsed) break;  // off the image, nothing to predict from
       if (seen * 2 < total) {
@@ -200,7 +217,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
       // A DotCode line is about half full and its other positions are empty; a bar, a stroke
       // or text beside the symbol fills both.
       if (seen >= 8 && found.size() * 10 > static_cast<size_t>(seen) * 9) break;
-      if (offInked * 3 > static_cast<int>(found.size()) + 1) break;
+      if (offInked * 3 > static_cast<int>(found.size()) + 1 && offInked > offAllowance * seen + 1) break;
       // One dark point in a long line is an edge or a speck crossing it (a silhouette, a
       // stripe), not a line of the symbol.
       if (found.size() * 8 < static_cast<size_t>(seen)) found.clear();

@@ -6,6 +6,7 @@
 // spread or blur they tend to touch at a corner first; 8-connectivity would merge them.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "detector/debug_log.h"
 #include "detector/detector_internal.h"
@@ -15,9 +16,11 @@ namespace det {
 
 namespace {
 
-// Separable box sum (radius r) over a bw x bh int grid, in place via tmp.
-void boxSum(std::vector<int32_t>& v, std::vector<int32_t>& tmp, int bw, int bh, int r) {
-  tmp.assign(v.size(), 0);
+// Separable box sum (radius r) over a bw x bh int grid, in place via tmp. Rows are summed
+// along a sliding window, then whole rows are added and removed (the vertical pass runs along
+// the rows, so it vectorises and stays in the cache).
+void boxSum(std::vector<int32_t>& v, std::vector<int32_t>& tmp, std::vector<int32_t>& acc, int bw, int bh, int r) {
+  tmp.resize(v.size());
   for (int y = 0; y < bh; ++y) {
     const int32_t* row = &v[static_cast<size_t>(y) * bw];
     int32_t* out = &tmp[static_cast<size_t>(y) * bw];
@@ -30,41 +33,128 @@ void boxSum(std::vector<int32_t>& v, std::vector<int32_t>& tmp, int bw, int bh, 
       if (sub >= 0) acc -= row[sub];
     }
   }
-  for (int x = 0; x < bw; ++x) {
-    int32_t acc = 0;
-    for (int y = 0; y <= std::min(r, bh - 1); ++y) acc += tmp[static_cast<size_t>(y) * bw + x];
-    for (int y = 0; y < bh; ++y) {
-      v[static_cast<size_t>(y) * bw + x] = acc;
-      int add = y + r + 1, sub = y - r;
-      if (add < bh) acc += tmp[static_cast<size_t>(add) * bw + x];
-      if (sub >= 0) acc -= tmp[static_cast<size_t>(sub) * bw + x];
+  acc.assign(static_cast<size_t>(bw), 0);
+  int32_t* a = acc.data();
+  for (int y = 0; y <= std::min(r, bh - 1); ++y) {
+    const int32_t* t = &tmp[static_cast<size_t>(y) * bw];
+    for (int x = 0; x < bw; ++x) a[x] += t[x];
+  }
+  for (int y = 0; y < bh; ++y) {
+    int32_t* out = &v[static_cast<size_t>(y) * bw];
+    for (int x = 0; x < bw; ++x) out[x] = a[x];
+    if (y + r + 1 < bh) {
+      const int32_t* t = &tmp[static_cast<size_t>(y + r + 1) * bw];
+      for (int x = 0; x < bw; ++x) a[x] += t[x];
+    }
+    if (y - r >= 0) {
+      const int32_t* t = &tmp[static_cast<size_t>(y - r) * bw];
+      for (int x = 0; x < bw; ++x) a[x] -= t[x];
     }
   }
 }
 
-// Min (isMax=false) or max of radius r along one line of n cells, `step` apart in the grid.
-void minMaxLine(const uint8_t* src, uint8_t* dst, int n, size_t step, int r, bool isMax) {
-  for (int i = 0; i < n; ++i) {
-    const int a = std::max(0, i - r), b = std::min(n - 1, i + r);
-    uint8_t m = src[a * step];
-    for (int k = a + 1; k <= b; ++k) m = isMax ? std::max(m, src[k * step]) : std::min(m, src[k * step]);
-    dst[i * step] = m;
-  }
+template <bool kMax>
+inline uint8_t pick(uint8_t a, uint8_t b) {
+  return kMax ? (a > b ? a : b) : (a < b ? a : b);
 }
 
-// Separable min (isMax=false) or max filter of radius r over a bw x bh byte grid.
-void minMaxFilter(std::vector<uint8_t>& v, int bw, int bh, int r, bool isMax) {
-  std::vector<uint8_t> tmp(v.size());
+// Separable min (kMax false) or max filter of radius r over a bw x bh byte grid. Both passes
+// are plain loops over whole rows (shifted rows for the horizontal one), which the compiler
+// vectorises; only the r cells at each row end take the window shrunk to the grid.
+template <bool kMax>
+void minMaxFilter(std::vector<uint8_t>& v, std::vector<uint8_t>& tmp, int bw, int bh, int r) {
+  tmp.resize(v.size());
   for (int y = 0; y < bh; ++y) {
-    const size_t row = static_cast<size_t>(y) * bw;
-    minMaxLine(v.data() + row, tmp.data() + row, bw, 1, r, isMax);
+    const uint8_t* src = &v[static_cast<size_t>(y) * bw];
+    uint8_t* dst = &tmp[static_cast<size_t>(y) * bw];
+    const int lo = std::min(r, bw), hi = std::max(lo, bw - r);  // [lo, hi): the full window fits
+    for (int x = lo; x < hi; ++x) dst[x] = src[x - r];
+    for (int k = -r + 1; k <= r; ++k)
+      for (int x = lo; x < hi; ++x) dst[x] = pick<kMax>(dst[x], src[x + k]);
+    for (int x = 0; x < bw; ++x) {
+      if (x == lo) x = hi;
+      if (x >= bw) break;
+      uint8_t m = src[std::max(0, x - r)];
+      for (int k = std::max(0, x - r) + 1; k <= std::min(bw - 1, x + r); ++k) m = pick<kMax>(m, src[k]);
+      dst[x] = m;
+    }
   }
-  for (int x = 0; x < bw; ++x) minMaxLine(tmp.data() + x, v.data() + x, bh, static_cast<size_t>(bw), r, isMax);
+  for (int y = 0; y < bh; ++y) {
+    const int a = std::max(0, y - r), b = std::min(bh - 1, y + r);
+    uint8_t* dst = &v[static_cast<size_t>(y) * bw];
+    const uint8_t* first = &tmp[static_cast<size_t>(a) * bw];
+    for (int x = 0; x < bw; ++x) dst[x] = first[x];
+    for (int k = a + 1; k <= b; ++k) {
+      const uint8_t* s = &tmp[static_cast<size_t>(k) * bw];
+      for (int x = 0; x < bw; ++x) dst[x] = pick<kMax>(dst[x], s[x]);
+    }
+  }
 }
 
 // A block whose sampled rows span less than this is "flat" (below every pass' contrast floor
 // of 12..24 grey levels, with margin for the rows that were not sampled).
 constexpr int kFlatRange = 32;
+
+// Per column, over the rows y0, y0 + step, ... below y1: minimum, maximum and sum (whole rows
+// at a time, so the loops vectorise), then folded per block of 2^S columns into bMin, bMax, bSum
+// (one value per block; the columns are padded to whole blocks with neutral values).
+void blockRowStats(const GreyImage& img, int y0, int y1, int step, int S, LocateWorkspace& ws) {
+  const int W = img.width, Wp = ((W + (1 << S) - 1) >> S) << S;
+  ws.colMin.resize(static_cast<size_t>(Wp));
+  ws.colMax.resize(static_cast<size_t>(Wp));
+  ws.colSum.resize(static_cast<size_t>(Wp));
+  uint8_t* mn = ws.colMin.data();
+  uint8_t* mx = ws.colMax.data();
+  uint16_t* sum = ws.colSum.data();
+  {
+    const uint8_t* row = img.data + static_cast<size_t>(y0) * img.stride;
+    for (int x = 0; x < W; ++x) {
+      mn[x] = row[x];
+      mx[x] = row[x];
+      sum[x] = row[x];
+    }
+  }
+  for (int y = y0 + step; y < y1; y += step) {
+    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
+    for (int x = 0; x < W; ++x) {
+      mn[x] = row[x] < mn[x] ? row[x] : mn[x];
+      mx[x] = row[x] > mx[x] ? row[x] : mx[x];
+      sum[x] = static_cast<uint16_t>(sum[x] + row[x]);
+    }
+  }
+  for (int x = W; x < Wp; ++x) {
+    mn[x] = 255;
+    mx[x] = 0;
+    sum[x] = 0;
+  }
+  // pairs, quads, ...: after step w, column x holds the fold of [x, x + 2w) (ping-pong buffers,
+  // so every step is a plain vectorisable loop)
+  ws.foldMin.resize(static_cast<size_t>(Wp));
+  ws.foldMax.resize(static_cast<size_t>(Wp));
+  ws.foldSum.resize(static_cast<size_t>(Wp));
+  uint8_t* fmn = ws.foldMin.data();
+  uint8_t* fmx = ws.foldMax.data();
+  uint16_t* fsum = ws.foldSum.data();
+  for (int w = 1; w < (1 << S); w *= 2) {
+    const int n = Wp - w;
+    // (three loops: one with all six arrays has too many possible overlaps to vectorise)
+    for (int x = 0; x < n; ++x) fmn[x] = mn[x + w] < mn[x] ? mn[x + w] : mn[x];
+    for (int x = 0; x < n; ++x) fmx[x] = mx[x + w] > mx[x] ? mx[x + w] : mx[x];
+    for (int x = 0; x < n; ++x) fsum[x] = static_cast<uint16_t>(sum[x] + sum[x + w]);
+    std::swap(mn, fmn);
+    std::swap(mx, fmx);
+    std::swap(sum, fsum);
+  }
+  const int bw = Wp >> S;
+  ws.bMin.resize(static_cast<size_t>(bw));
+  ws.bMax.resize(static_cast<size_t>(bw));
+  ws.bSum.resize(static_cast<size_t>(bw));
+  for (int bx = 0; bx < bw; ++bx) {
+    ws.bMin[bx] = mn[bx << S];
+    ws.bMax[bx] = mx[bx << S];
+    ws.bSum[bx] = sum[bx << S];
+  }
+}
 
 // Block statistics of the image itself (sum, count, neighbourhood minimum and maximum per
 // block); both polarities derive from them, so a second pass over the same frame reuses them.
@@ -72,37 +162,31 @@ void blockStatistics(const GreyImage& img, int S, int R, LocateWorkspace& ws) {
   const int W = img.width, H = img.height, B = 1 << S;
   const int bw = (W + B - 1) >> S, bh = (H + B - 1) >> S;
   const size_t nb = static_cast<size_t>(bw) * bh;
-  ws.blockSum.assign(nb, 0);
-  ws.blockCnt.assign(nb, 0);
-  ws.rawMin.assign(nb, 255);
-  ws.rawMax.assign(nb, 0);
+  ws.blockSum.resize(nb);
+  ws.blockCnt.resize(nb);
+  ws.rawMin.resize(nb);
+  ws.rawMax.resize(nb);
   // Every other row is enough for neighbourhood statistics (half the cost); the exact
   // per-segment minimum is tested again when the runs are extracted.
-  for (int y = 0; y < H; y += (H >= 2 * B ? 2 : 1)) {
-    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
-    const size_t base = static_cast<size_t>(y >> S) * bw;
+  const int step = H >= 2 * B ? 2 : 1;
+  for (int by = 0; by < bh; ++by) {
+    const int y0 = by << S, y1 = std::min(H, y0 + B);
+    blockRowStats(img, y0, y1, step, S, ws);
+    const int rows = (y1 - y0 + step - 1) / step;
+    const size_t base = static_cast<size_t>(by) * bw;
     for (int bx = 0; bx < bw; ++bx) {
-      const int x0 = bx << S, x1 = std::min(W, x0 + B);
-      int sum = 0;
-      uint8_t mn = 255, mx = 0;
-      for (int x = x0; x < x1; ++x) {
-        const uint8_t v = row[x];
-        sum += v;
-        mn = v < mn ? v : mn;
-        mx = v > mx ? v : mx;
-      }
-      ws.blockSum[base + bx] += sum;
-      ws.blockCnt[base + bx] += x1 - x0;
-      if (mn < ws.rawMin[base + bx]) ws.rawMin[base + bx] = mn;
-      if (mx > ws.rawMax[base + bx]) ws.rawMax[base + bx] = mx;
+      ws.blockSum[base + bx] = ws.bSum[bx];
+      ws.blockCnt[base + bx] = rows * (std::min(W, (bx + 1) << S) - (bx << S));
+      ws.rawMin[base + bx] = ws.bMin[bx];
+      ws.rawMax[base + bx] = ws.bMax[bx];
     }
   }
-  boxSum(ws.blockSum, ws.tmpA, bw, bh, R);
-  boxSum(ws.blockCnt, ws.tmpA, bw, bh, R);
+  boxSum(ws.blockSum, ws.tmpA, ws.tmpB, bw, bh, R);
+  boxSum(ws.blockCnt, ws.tmpA, ws.tmpB, bw, bh, R);
   ws.blockMin = ws.rawMin;
   ws.blockMax = ws.rawMax;
-  minMaxFilter(ws.blockMin, bw, bh, R, false);
-  minMaxFilter(ws.blockMax, bw, bh, R, true);
+  minMaxFilter<false>(ws.blockMin, ws.tmpBytes, bw, bh, R);
+  minMaxFilter<true>(ws.blockMax, ws.tmpBytes, bw, bh, R);
   // A neighbourhood that looked flat on the sampled rows may still hold ink on the others: a
   // print at one pixel per dot and two per module (zint --scale=1) has all its dots on rows of
   // one parity, and the sampled ones can be blank paper (no threshold, nothing found). Where
@@ -113,27 +197,25 @@ void blockStatistics(const GreyImage& img, int S, int R, LocateWorkspace& ws) {
   // every row, or every flat block's rows, costs 5-30%; this costs little.
   if (H >= 2 * B) {
     bool changed = false;
-    for (int by = 0; by < bh; ++by)
+    for (int by = 0; by < bh; ++by) {
+      const size_t base = static_cast<size_t>(by) * bw;
+      bool anyFlat = false;
+      for (int bx = 0; bx < bw && !anyFlat; ++bx) anyFlat = ws.blockMax[base + bx] - ws.blockMin[base + bx] < kFlatRange;
+      const int y0 = (by << S) + 1, y1 = std::min(H, (by + 1) << S);
+      if (!anyFlat || y0 >= y1) continue;
+      blockRowStats(img, y0, y1, 2, S, ws);
       for (int bx = 0; bx < bw; ++bx) {
-        const size_t k = static_cast<size_t>(by) * bw + bx;
+        const size_t k = base + bx;
         if (ws.blockMax[k] - ws.blockMin[k] >= kFlatRange) continue;
-        const int x0 = bx << S, x1 = std::min(W, x0 + B);
-        uint8_t mn = 255, mx = 0;
-        for (int y = (by << S) + 1; y < std::min(H, (by + 1) << S); y += 2) {
-          const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
-          for (int x = x0; x < x1; ++x) {
-            mn = row[x] < mn ? row[x] : mn;
-            mx = row[x] > mx ? row[x] : mx;
-          }
-        }
-        if (mn + kFlatRange < ws.rawMin[k]) ws.rawMin[k] = mn, changed = true;
-        if (mx > ws.rawMax[k] + kFlatRange) ws.rawMax[k] = mx, changed = true;
+        if (ws.bMin[bx] + kFlatRange < ws.rawMin[k]) ws.rawMin[k] = ws.bMin[bx], changed = true;
+        if (ws.bMax[bx] > ws.rawMax[k] + kFlatRange) ws.rawMax[k] = ws.bMax[bx], changed = true;
       }
+    }
     if (changed) {
       ws.blockMin = ws.rawMin;
       ws.blockMax = ws.rawMax;
-      minMaxFilter(ws.blockMin, bw, bh, R, false);
-      minMaxFilter(ws.blockMax, bw, bh, R, true);
+      minMaxFilter<false>(ws.blockMin, ws.tmpBytes, bw, bh, R);
+      minMaxFilter<true>(ws.blockMax, ws.tmpBytes, bw, bh, R);
     }
   }
   ws.statsData = img.data;
@@ -142,6 +224,35 @@ void blockStatistics(const GreyImage& img, int S, int R, LocateWorkspace& ws) {
   ws.statsStride = img.stride;
   ws.statsShift = S;
   ws.statsRadius = R;
+}
+
+// The statistics of an earlier reuseStats call on the same image (address, size, stride) and
+// block layout, made current; false when none was kept.
+bool takeKeptStats(const GreyImage& img, int S, int R, LocateWorkspace& ws) {
+  for (const LocateWorkspace::KeptStats& k : ws.kept) {
+    if (k.data != img.data || k.w != img.width || k.h != img.height || k.stride != img.stride || k.shift != S ||
+        k.radius != R)
+      continue;
+    ws.blockSum = k.blockSum;
+    ws.blockCnt = k.blockCnt;
+    ws.blockMin = k.blockMin;
+    ws.blockMax = k.blockMax;
+    ws.statsData = img.data;
+    ws.statsW = img.width;
+    ws.statsH = img.height;
+    ws.statsStride = img.stride;
+    ws.statsShift = S;
+    ws.statsRadius = R;
+    return true;
+  }
+  return false;
+}
+
+// Keeps the current statistics for later reuseStats calls (up to kMaxKeptStats).
+void keepStats(LocateWorkspace& ws) {
+  if (ws.kept.size() >= LocateWorkspace::kMaxKeptStats) return;
+  ws.kept.push_back({ws.statsData, ws.statsW, ws.statsH, ws.statsStride, ws.statsShift, ws.statsRadius, ws.blockSum,
+                     ws.blockCnt, ws.blockMin, ws.blockMax});
 }
 
 // Per block, in dark form: the neighbourhood mean and minimum, and the threshold (0: flat, no
@@ -165,7 +276,29 @@ void blockThresholds(const LocateParams& p, size_t nb, LocateWorkspace& ws) {
   }
 }
 
+// out[x] = how far the pixel (in dark form) lies below its threshold, 0 where it does not: the
+// foreground and each pixel's depth in one saturating subtraction (a loop of its own: inside
+// the run extraction the compiler does not vectorise it).
+void foregroundDepth(const uint8_t* row, const uint8_t* thr, uint8_t xorMask, uint8_t* out, int n) {
+  for (int x = 0; x < n; ++x) {
+    const uint8_t v = static_cast<uint8_t>(row[x] ^ xorMask);
+    out[x] = thr[x] > v ? static_cast<uint8_t>(thr[x] - v) : 0;
+  }
+}
+
 // Foreground runs, row by row (ws.run*, ws.rowStart). False when p.maxRuns was exceeded.
+// Eight mask bytes are read as one 64-bit word, byte i at bits 8i..8i+7: every target (x86-64,
+// arm64, WebAssembly) is little-endian.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "extractRuns reads mask bytes as little-endian words");
+constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7FULL, kHigh = 0x8080808080808080ULL;
+
+// The index (0..7) of the lowest byte whose top bit is set in m (m != 0).
+inline int byteIndex(uint64_t m) { return __builtin_ctzll(m) >> 3; }
+
+// Each row is first turned into bytes of how far each pixel lies beyond its block's threshold
+// (0: background), a plain loop the compiler vectorises; they are then scanned eight at a time,
+// and most of a frame holds no foreground, so the per-pixel run logic sees only the few
+// segments that do.
 bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws) {
   const int W = img.width, H = img.height, S = p.blockShift, B = 1 << S;
   const int bw = (W + B - 1) >> S;
@@ -176,52 +309,69 @@ bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& w
   ws.runDepth.clear();
   ws.rejectedShapes = 0;
   ws.merged.clear();
-  ws.rowStart.assign(static_cast<size_t>(H) + 1, 0);
+  ws.rowStart.resize(static_cast<size_t>(H) + 1);
+  // per pixel of the current block row: its block's threshold (0 where flat: nothing is below)
+  ws.thrRow.resize(static_cast<size_t>(W));
+  ws.fg.resize(static_cast<size_t>(W) + 8);
+  uint8_t* thrRow = ws.thrRow.data();
+  uint8_t* fg = ws.fg.data();
   bool capped = false;
   for (int y = 0; y < H && !capped; ++y) {
     ws.rowStart[y] = static_cast<int32_t>(ws.runX0.size());
     const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
-    const int16_t* thr = &ws.thr[static_cast<size_t>(y >> S) * bw];
+    if ((y & (B - 1)) == 0) {
+      const int16_t* thr = &ws.thr[static_cast<size_t>(y >> S) * bw];
+      for (int bx = 0; bx < bw; ++bx) {
+        const int x0 = bx << S;
+        std::memset(thrRow + x0, std::max<int16_t>(0, std::min<int16_t>(255, thr[bx])), static_cast<size_t>(std::min(W, x0 + B) - x0));
+      }
+    }
+    foregroundDepth(row, thrRow, xorMask, fg, W);
     int runStart = -1, depth = 0;
-    // ends the open run (if any) before column x
     auto closeRun = [&](int x) {
-      if (runStart < 0) return;
       ws.runX0.push_back(runStart);
       ws.runX1.push_back(x);
       ws.runY.push_back(y);
       ws.runDepth.push_back(depth);
       runStart = -1;
     };
-    for (int bx = 0; bx < bw; ++bx) {
-      const int x0 = bx << S, x1 = std::min(W, x0 + B);
-      const int t = thr[bx];
-      if (t <= 0) {
-        closeRun(x0);
+    int x = 0;
+    for (; x + 8 <= W; x += 8) {
+      uint64_t word;
+      std::memcpy(&word, fg + x, 8);
+      // the top bit of every nonzero byte; byte i of the word is fg[x + i] (little-endian)
+      const uint64_t nz = (((word & kLow7) + kLow7) | word) & kHigh;
+      if (nz == 0) {
+        if (runStart >= 0) closeRun(x);
         continue;
       }
-      if (x1 - x0 == B) {
-        // Most row segments hold no foreground: test their minimum first (vectorises well).
-        int mn = 255;
-        for (int x = x0; x < x1; ++x) mn = std::min(mn, row[x] ^ xorMask);
-        if (mn >= t) {
-          closeRun(x0);
-          continue;
+      for (int i = 0; i < 8;) {
+        if (runStart < 0) {
+          const uint64_t rest = nz >> (8 * i);
+          if (rest == 0) break;
+          i += byteIndex(rest);
+          runStart = x + i;
+          depth = 0;
         }
-      }
-      for (int x = x0; x < x1; ++x) {
-        const int v = row[x] ^ xorMask;
-        if (v < t) {
-          if (runStart < 0) {
-            runStart = x;
-            depth = 0;
-          }
-          depth = std::max(depth, t - v);
-        } else {
-          closeRun(x);
-        }
+        const uint64_t zeros = (~nz & kHigh) >> (8 * i);
+        const int end = zeros ? i + byteIndex(zeros) : 8;
+        for (int k = i; k < end; ++k) depth = std::max<int>(depth, fg[x + k]);
+        if (end < 8) closeRun(x + end);
+        i = end;
       }
     }
-    closeRun(W);
+    for (; x < W; ++x) {
+      if (fg[x]) {
+        if (runStart < 0) {
+          runStart = x;
+          depth = 0;
+        }
+        depth = std::max<int>(depth, fg[x]);
+      } else if (runStart >= 0) {
+        closeRun(x);
+      }
+    }
+    if (runStart >= 0) closeRun(W);
     if (static_cast<int>(ws.runX0.size()) > p.maxRuns) capped = true;
   }
   if (capped) return false;
@@ -343,7 +493,10 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
   const int R = p.radiusBlocks;
   const bool reuse = p.reuseStats && ws.statsData == img.data && ws.statsW == W && ws.statsH == H &&
       ws.statsStride == img.stride && ws.statsShift == S && ws.statsRadius == R;
-  if (!reuse) blockStatistics(img, S, R, ws);
+  if (!reuse && !(p.reuseStats && takeKeptStats(img, S, R, ws))) {
+    blockStatistics(img, S, R, ws);
+    if (p.reuseStats) keepStats(ws);
+  }
   PPROF("  blockstats %.2fms\n", PPROF_MS_SINCE(t0_));
   blockThresholds(p, nb, ws);
   PPROF("  thresholds %.2fms\n", PPROF_MS_SINCE(t0_));
@@ -357,7 +510,6 @@ bool locateDots(const GreyImage& img, const LocateParams& p, LocateWorkspace& ws
 }
 
 void SpatialIndex::build(const std::vector<Blob>& blobs, int width, int height, float cell) {
-  blobs_ = &blobs;
   cell_ = std::max(2.0f, cell);
   gw_ = std::max(1, static_cast<int>(width / cell_) + 1);
   gh_ = std::max(1, static_cast<int>(height / cell_) + 1);
@@ -372,6 +524,12 @@ void SpatialIndex::build(const std::vector<Blob>& blobs, int width, int height, 
   for (size_t c = 1; c < start_.size(); ++c) start_[c] += start_[c - 1];
   std::vector<int32_t> fill(start_.begin(), start_.end() - 1);
   for (size_t i = 0; i < blobs.size(); ++i) items_[fill[cellOf(blobs[i])]++] = static_cast<int32_t>(i);
+  xs_.resize(items_.size());
+  ys_.resize(items_.size());
+  for (size_t k = 0; k < items_.size(); ++k) {
+    xs_[k] = blobs[items_[k]].x;
+    ys_[k] = blobs[items_[k]].y;
+  }
 }
 
 int SpatialIndex::nearest(float x, float y, float r, const std::vector<Blob>& blobs) const {

@@ -8,6 +8,7 @@
 // candidate per dot whatever its neighbours do, with a sub-pixel centre.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "detector/detector_internal.h"
 
@@ -20,8 +21,56 @@ namespace {
 constexpr float kRidgeLimit = 25.0f / 4.0f;
 
 constexpr int kHistBins = 16 * 256;
+// The widest surround box (2R+1) whose sum over (2R+1)^2 pixels of 255 fits 16 bits.
+constexpr int kMaxSpan = 15;
 
 inline int windowCount(int i, int n, int r) { return std::min(n - 1, i + r) - std::max(0, i - r) + 1; }
+
+template <class T>
+void growTo(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+}
+
+// hx[x] = the sum of row[x - R .. x + R] for R <= x < W - R.
+template <int R>
+void boxRowInterior(const uint8_t* row, uint16_t* hx, int W) {
+  for (int x = R; x < W - R; ++x) {
+    uint16_t acc = 0;
+    for (int k = -R; k <= R; ++k) acc = static_cast<uint16_t>(acc + row[x + k]);
+    hx[x] = acc;
+  }
+}
+void boxRowInterior(const uint8_t* row, uint16_t* hx, int W, int R) {
+  for (int x = R; x < W - R; ++x) hx[x] = 0;
+  for (int k = -R; k <= R; ++k)
+    for (int x = R; x < W - R; ++x) hx[x] = static_cast<uint16_t>(hx[x] + row[x + k]);
+}
+
+// out[x] = 1 where r[x] reaches thr.
+void aboveMask(const int16_t* r, int16_t thr, uint8_t* out, int n) {
+  for (int x = 0; x < n; ++x) out[x] = r[x] >= thr ? 1 : 0;
+}
+
+// The response where the surround is whole: mean16 = (box * mult + 2^15) >> 16 with one
+// multiplier below 2^16 and a box sum below 2^16, so a 16 x 16 -> 32 bit product (SSE2 and NEON
+// have it; a 32-bit lane multiply is SSE4.1).
+void responseRow(const uint16_t* sm, const uint16_t* box, uint32_t mult, int sign, int16_t* o, int x0, int x1) {
+  // (box * m + 2^15) >> 16 = the product's high half, plus one when its low half is 2^15 or more
+  const uint16_t m = static_cast<uint16_t>(mult);
+  if (sign > 0) {
+    for (int x = x0; x < x1; ++x) {
+      const uint32_t prod = static_cast<uint32_t>(box[x]) * m;
+      const uint16_t mean16 = static_cast<uint16_t>((prod >> 16) + (static_cast<uint16_t>(prod) >> 15));
+      o[x] = static_cast<int16_t>(sm[x] - mean16);
+    }
+  } else {
+    for (int x = x0; x < x1; ++x) {
+      const uint32_t prod = static_cast<uint32_t>(box[x]) * m;
+      const uint16_t mean16 = static_cast<uint16_t>((prod >> 16) + (static_cast<uint16_t>(prod) >> 15));
+      o[x] = static_cast<int16_t>(mean16 - sm[x]);
+    }
+  }
+}
 
 // Marks (ws.keep) the peaks that lie midway between two other peaks. On a lattice most dots do (a DotCode
 // fills about half of its positions, so a dot has both neighbours along some lattice direction
@@ -61,10 +110,11 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
   if (W < 5 || H < 5) return true;
   const size_t N = static_cast<size_t>(W) * H;
   // Horizontal passes per row: binomial (1 2 1) and the box sum of the surround (2R+1 wide,
-  // shrunk at the borders). 16-bit planes so the loops vectorise.
-  const int R = std::max(1, std::min(p.surround, std::min(W, H) / 2 - 1));
-  ws.hBinom.resize(N);
-  ws.hBox.resize(N);
+  // shrunk at the borders). 16-bit planes so the loops vectorise. The planes only grow: a
+  // smaller region after a larger one must not pay for zero-filling what it does not use.
+  const int R = std::max(1, std::min({p.surround, std::min(W, H) / 2 - 1, kMaxSpan / 2}));
+  growTo(ws.hBinom, N);
+  growTo(ws.hBox, N);
   for (int y = 0; y < H; ++y) {
     const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
     uint16_t* hb = &ws.hBinom[static_cast<size_t>(y) * W];
@@ -72,12 +122,11 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
     hb[0] = static_cast<uint16_t>(3 * row[0] + row[1]);
     for (int x = 1; x < W - 1; ++x) hb[x] = static_cast<uint16_t>(row[x - 1] + 2 * row[x] + row[x + 1]);
     hb[W - 1] = static_cast<uint16_t>(row[W - 2] + 3 * row[W - 1]);
-    // interior: the full window, one shifted row at a time (vectorises)
-    std::fill(hx, hx + W, static_cast<uint16_t>(0));
-    for (int k = -R; k <= R; ++k) {
-      const uint8_t* src = row + k;
-      for (int x = R; x < W - R; ++x) hx[x] = static_cast<uint16_t>(hx[x] + src[x]);
-    }
+    // interior: the full window (the common radius unrolled, so the loop over x vectorises)
+    if (R == 3)
+      boxRowInterior<3>(row, hx, W);
+    else
+      boxRowInterior(row, hx, W, R);
     // borders: the window shrunk to the image
     for (int x = 0; x < W; ++x) {
       if (x == R && W - R > R) x = W - R;
@@ -89,18 +138,23 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
   }
   // Vertical passes: the smoothed image (x16) and the surround's sum, then the response: how far
   // the smoothed pixel stands out of its surround's mean, in the dots' polarity (x16). The mean
-  // is a fixed-point multiply by 16/count (the count shrinks at the borders).
-  ws.smooth.resize(N);
-  ws.resp.resize(N);
+  // is a fixed-point multiply by 16/count (the count shrinks at the borders). The surround's sum
+  // is at most (2R+1)^2 * 255 and fits 16 bits for R <= 7.
+  growTo(ws.smooth, N);
+  growTo(ws.resp, N);
   ws.boxAcc.assign(W, 0);
   ws.mult.resize(W);
   for (int y = 0; y <= std::min(R, H - 1); ++y) {
     const uint16_t* hx = &ws.hBox[static_cast<size_t>(y) * W];
-    for (int x = 0; x < W; ++x) ws.boxAcc[x] += hx[x];
+    for (int x = 0; x < W; ++x) ws.boxAcc[x] = static_cast<uint16_t>(ws.boxAcc[x] + hx[x]);
   }
   const int sign = p.dark ? -1 : 1;
   int32_t hist[kHistBins] = {0};
   int lastCy = -1;
+  // where the window is whole (rows and columns R away from the borders): one multiplier
+  const int span = 2 * R + 1;
+  const uint32_t fullMult = static_cast<uint32_t>(std::lround(16.0 * 65536.0 / (span * span)));
+  const int x0 = std::min(R, W), x1 = std::max(x0, W - R);
   for (int y = 0; y < H; ++y) {
     const uint16_t* a = &ws.hBinom[static_cast<size_t>(std::max(0, y - 1)) * W];
     const uint16_t* b = &ws.hBinom[static_cast<size_t>(y) * W];
@@ -109,26 +163,39 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
     for (int x = 0; x < W; ++x) sm[x] = static_cast<uint16_t>(a[x] + 2 * b[x] + c[x]);
     const int cy = windowCount(y, H, R);
     if (cy != lastCy) {
-      for (int x = 0; x < W; ++x) ws.mult[x] = static_cast<int32_t>(std::lround(16.0 * 65536.0 / (cy * windowCount(x, W, R))));
+      // (only a few window sizes occur: one multiplier each, not one lround per pixel)
+      int32_t byCount[kMaxSpan + 1];
+      for (int cx = 1; cx <= span; ++cx) byCount[cx] = static_cast<int32_t>(std::lround(16.0 * 65536.0 / (cy * cx)));
+      for (int x = 0; x < W; ++x) ws.mult[x] = byCount[windowCount(x, W, R)];
       lastCy = cy;
     }
-    const int32_t* box = ws.boxAcc.data();
+    const uint16_t* box = ws.boxAcc.data();
     const int32_t* mult = ws.mult.data();
     int16_t* o = &ws.resp[static_cast<size_t>(y) * W];
-    for (int x = 0; x < W; ++x) {
-      const int32_t mean16 = (box[x] * mult[x] + 32768) >> 16;
-      o[x] = static_cast<int16_t>(sign * (static_cast<int32_t>(sm[x]) - mean16));
+    if (cy == span && fullMult < 65536) {
+      responseRow(sm, box, fullMult, sign, o, x0, x1);
+      for (int x = 0; x < W; ++x) {
+        if (x == x0) x = x1;
+        if (x >= W) break;
+        const int32_t mean16 = (box[x] * mult[x] + 32768) >> 16;
+        o[x] = static_cast<int16_t>(sign * (static_cast<int32_t>(sm[x]) - mean16));
+      }
+    } else {
+      for (int x = 0; x < W; ++x) {
+        const int32_t mean16 = (box[x] * mult[x] + 32768) >> 16;
+        o[x] = static_cast<int16_t>(sign * (static_cast<int32_t>(sm[x]) - mean16));
+      }
     }
     if (y % 3 == 2)
       for (int x = 2; x < W - 2; x += 3) ++hist[std::min(kHistBins - 1, std::abs(static_cast<int>(o[x])))];
     // slide the surround down one row
     if (y + R + 1 < H) {
       const uint16_t* add = &ws.hBox[static_cast<size_t>(y + R + 1) * W];
-      for (int x = 0; x < W; ++x) ws.boxAcc[x] += add[x];
+      for (int x = 0; x < W; ++x) ws.boxAcc[x] = static_cast<uint16_t>(ws.boxAcc[x] + add[x]);
     }
     if (y - R >= 0) {
       const uint16_t* sub = &ws.hBox[static_cast<size_t>(y - R) * W];
-      for (int x = 0; x < W; ++x) ws.boxAcc[x] -= sub[x];
+      for (int x = 0; x < W; ++x) ws.boxAcc[x] = static_cast<uint16_t>(ws.boxAcc[x] - sub[x]);
     }
   }
   // Noise floor: the median absolute response (most pixels are not dots).
@@ -147,22 +214,26 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
   }
   const int32_t thr = std::max<int32_t>(static_cast<int32_t>(p.minContrast * 16), static_cast<int32_t>(p.noiseK * noise));
   // Local maxima above the floor, one candidate each.
+  growTo(ws.above, static_cast<size_t>(W));
+  uint8_t* above = ws.above.data();
   for (int y = 1; y < H - 1; ++y) {
     const int16_t* r0 = &ws.resp[static_cast<size_t>(y - 1) * W];
     const int16_t* r1 = &ws.resp[static_cast<size_t>(y) * W];
     const int16_t* r2 = &ws.resp[static_cast<size_t>(y + 1) * W];
+    // most of a row is below the floor: a byte mask of what is not (a vectorised loop), read
+    // eight pixels at a time
+    aboveMask(r1, static_cast<int16_t>(std::min<int32_t>(thr, 32767)), above, W);
     for (int x = 1; x < W - 1; ++x) {
-      // most of a row is below the floor: skip it 16 pixels at a time (a vectorised max)
-      if ((x & 15) == 1 && x + 16 < W - 1) {
-        int16_t m = r1[x];
-        for (int k = 1; k < 16; ++k) m = std::max(m, r1[x + k]);
-        if (m < thr) {
-          x += 15;
+      if ((x & 7) == 0 && x + 8 <= W) {
+        uint64_t word;
+        std::memcpy(&word, above + x, 8);
+        if (word == 0) {
+          x += 7;
           continue;
         }
       }
+      if (!above[x]) continue;
       const int16_t v = r1[x];
-      if (v < thr) continue;
       // strict on one side, non-strict on the other: a plateau of two gives one maximum
       if (v <= r1[x - 1] || v < r1[x + 1] || v <= r0[x - 1] || v <= r0[x] || v <= r0[x + 1] || v < r2[x - 1] || v < r2[x] ||
           v < r2[x + 1])

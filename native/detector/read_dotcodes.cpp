@@ -111,6 +111,17 @@ struct Rect {
   int x0, y0, x1, y1;
 };
 
+// highPass for the columns [xa, xb), whose box (2R+1 wide) lies inside the crop: the same
+// arithmetic per pixel, in a loop the compiler vectorises.
+void highPassInterior(const uint8_t* row, const uint32_t* top, const uint32_t* bot, int R, float area, float gain,
+                      uint8_t* out, int xa, int xb) {
+  for (int x = xa; x < xb; ++x) {
+    const float mean = static_cast<float>(bot[x + R + 1] - bot[x - R] - top[x + R + 1] + top[x - R]) / area;
+    const float v = 128.0f + gain * (row[x] - mean);
+    out[x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
+  }
+}
+
 // High-pass image of a crop: 128 + gain * (pixel - mean over a (2R+1)^2 box), clamped. The box
 // mean comes from an integral image (exact in 32 bits: at most 255 * 2^24 pixels per crop).
 void highPass(const GreyImage& in, int R, float gain, std::vector<uint32_t>& integral, std::vector<uint8_t>& buf,
@@ -128,17 +139,25 @@ void highPass(const GreyImage& in, int R, float gain, std::vector<uint32_t>& int
     }
   }
   buf.resize(static_cast<size_t>(W) * H);
+  // columns whose box lies inside the crop: one window size, contiguous loads (vectorises)
+  const int xa = std::min(R, W), xb = std::max(xa, W - R - 1);
   for (int y = 0; y < H; ++y) {
     const int y0 = std::max(0, y - R), y1 = std::min(H, y + R + 1);
     const uint8_t* row = in.data + static_cast<size_t>(y) * in.stride;
     const uint32_t* top = &integral[static_cast<size_t>(y0) * W1];
     const uint32_t* bot = &integral[static_cast<size_t>(y1) * W1];
-    for (int x = 0; x < W; ++x) {
-      const int x0 = std::max(0, x - R), x1 = std::min(W, x + R + 1);
+    uint8_t* out = &buf[static_cast<size_t>(y) * W];
+    auto pixel = [&](int x, int x0, int x1) {
       const float mean = static_cast<float>(bot[x1] - bot[x0] - top[x1] + top[x0]) / static_cast<float>((x1 - x0) * (y1 - y0));
       const float v = 128.0f + gain * (row[x] - mean);
-      buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
+      out[x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
+    };
+    for (int x = 0; x < W; ++x) {
+      if (x == xa) x = xb;
+      if (x >= W) break;
+      pixel(x, std::max(0, x - R), std::min(W, x + R + 1));
     }
+    highPassInterior(row, top, bot, R, static_cast<float>((2 * R + 1) * (y1 - y0)), gain, out, xa, xb);
   }
   out.data = buf.data();
   out.width = W;
@@ -265,6 +284,37 @@ void endHypotheses(const LineEnds& ends, std::vector<Extent>& out) {
         }
 }
 
+// A short wide lattice of small light dots often grows into the text printed just above or below
+// the symbol (its strokes leave peaks on the same lattice), so its short side is too long. Every
+// band of the short side down to 5 lines is one more extent, the long side as grown (one longer at
+// either end where H+W would be even), the widest bands first; the decoder refuses the others.
+constexpr int kMinBandLines = 5;
+constexpr size_t kMaxBandHypotheses = 64;
+void shortBands(const LatticeFit& f, bool alongCols, std::vector<Extent>& out) {
+  const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+  const int shortLen = alongCols ? H : W, shortMin = alongCols ? f.rowMin : f.colMin;
+  if (shortLen <= kMinBandLines + 2) return;
+  size_t added = 0;
+  for (int h = shortLen - 1; h >= kMinBandLines && added < kMaxBandHypotheses; --h)
+    for (int off = 0; off + h <= shortLen && added < kMaxBandHypotheses; ++off) {
+      Extent e{f.rowMin, H, f.colMin, W};
+      (alongCols ? e.rowMin : e.colMin) = shortMin + off;
+      (alongCols ? e.rows : e.cols) = h;
+      if (((e.rows + e.cols) & 1) == 1) {
+        out.push_back(e);
+        ++added;
+      } else {  // the long side one short (a lost end line), either end
+        Extent e1 = e, e2 = e;
+        (alongCols ? e1.cols : e1.rows) += 1;
+        (alongCols ? e2.cols : e2.rows) += 1;
+        (alongCols ? e2.colMin : e2.rowMin) -= 1;
+        out.push_back(e1);
+        out.push_back(e2);
+        added += 2;
+      }
+    }
+}
+
 // Lattices extended per image at most (extendLattice): a frame without a symbol can hold dozens of
 // decoy lattices (dot-matrix text, dotted textures), each worth an extension, a new map and a
 // second round of hypotheses; the symbol's own lattice is among the first few (the largest
@@ -275,12 +325,23 @@ constexpr int kMaxExtendedLattices = 8;
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
 constexpr double kPeaksPixelsDark = 160000;
+constexpr double kSpillPixels = 320000;
+// Light lattices with modules under kFinePitch px are read again at twice the size (upsampledPeaks).
+constexpr float kFinePitch = 2.6f;
+constexpr size_t kMaxFineCrops = 2;
+constexpr double kFinePixels = 100000;  // light lattices cut by their region's border, read whole
 // At most this many regions per polarity (the likelier first), and the half-resolution search
 // only on regions of at least kHalfMin pixels a side (a symbol of dots 4+ px wide is larger).
 constexpr int kPeaksRegions = 14;
 constexpr int kHalfMin = 64;
 constexpr int kPeaksRounds = 8;
-// Images larger than this (long side, px) are also read halved, and halved again, to this size.
+// Images larger than this (long side, px) are also read halved, and halved again, to this size,
+// whenever nothing was read at their own scale. A gate on the fast pass's blob size (halve only
+// when its median blob is 8+ px: modules of 10+ px) was tried and taken out: it spared empty 1080p
+// frames 38% of their work but lost real pack photos scaled 1.3x (40 -> 37 of 43) and rotated
+// 33 degrees (38 -> 37), whose small light dots sit among dark text and are found only when the
+// halved frame fits the peaks pass's pixel budget; gating on a short wide light lattice kept only
+// part of those reads and of the saving. Reads come first.
 constexpr int kPyramidSide = 1400;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
@@ -515,6 +576,7 @@ class PassSchedule {
       : image_(image), options_(options), deadline_(deadline), onCandidate_(onCandidate) {}
 
   void runAll() {
+    workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
     run(image_, kFast, identity_, dark_, false);
     if (found_ || !options_.tryHarder) return;
     // The harder passes can only find a symbol where the fast pass saw something of it: a
@@ -535,6 +597,7 @@ class PassSchedule {
         &PassSchedule::sharpened,         // dots blurred into chains: a high-pass image
         &PassSchedule::peaks,             // small dots that touch or barely stand out (packs)
         &PassSchedule::upsampled,         // dots of 2-3 px: regions read at twice the size
+        &PassSchedule::upsampledPeaks,    // light dots of under 2.6 px: lattice boxes at twice the size
     };
     for (Stage stage : kHarder) {
       (this->*stage)();
@@ -553,17 +616,21 @@ class PassSchedule {
       if (r < 0) stop_ = true;
       // (only lattices of some size: a symbol cut in two still leaves dozens of dots in each part)
       if (r == 0 && spill_.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) noteSpill(cand, pass, frame, img);
+      if (r == 0 && pass.peaks && !pass.dark && fine_.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch)
+        noteFine(cand, frame);
       return r >= 0;
     });
   }
 
-  // A rectangle of the frame: the frame itself when it covers it, else a crop.
+  // A rectangle of the frame: the frame itself when it covers it, else a crop. The inverted and
+  // adaptive passes read the same regions, so a crop's block statistics are kept for the next
+  // pass over it (a crop is a view of this image: its address and size name its pixels).
   void runOn(const Rect& r, const Pass& pass, PassStats& stats) {
     if (r.x0 == 0 && r.y0 == 0 && r.x1 == image_.width && r.y1 == image_.height) {
       run(image_, pass, identity_, stats);
       return;
     }
-    run(crop(r), pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, stats, false);
+    run(crop(r), pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, stats, true);
   }
 
   GreyImage crop(const Rect& r) const {
@@ -597,6 +664,43 @@ class PassSchedule {
       b.x1 = std::min(image_.width, b.x1);
       b.y1 = std::min(image_.height, b.y1);
       if (b.x1 - b.x0 >= 8 && b.y1 - b.y0 >= 8) (pass.peaks ? (pass.dark ? spillPeaksDark_ : spillPeaksLight_) : spill_).push_back(b);
+    }
+  }
+
+  // A light lattice of modules under kFinePitch px that did not read: its box, with half its
+  // length of margin along its long axis, for the upsampled peaks stage.
+  void noteFine(const Candidate& cand, const Frame& frame) {
+    const LatticeFit& f = cand.fit;
+    const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+    const float mr = H > W ? std::max(0.5f * H, 20.0f) : 3.0f, mc = W >= H ? std::max(0.5f * W, 20.0f) : 3.0f;
+    float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
+    for (float rr : {f.rowMin - mr, f.rowMax + mr})
+      for (float cc : {f.colMin - mc, f.colMax + mc}) {
+        const PointF p = cand.mapper.map(rr, cc);
+        x0 = std::min(x0, p.x), x1 = std::max(x1, p.x), y0 = std::min(y0, p.y), y1 = std::max(y1, p.y);
+      }
+    Rect b{std::max(0, static_cast<int>(x0 / frame.scale + frame.ox)), std::max(0, static_cast<int>(y0 / frame.scale + frame.oy)),
+           std::min(image_.width, static_cast<int>(x1 / frame.scale + frame.ox) + 1),
+           std::min(image_.height, static_cast<int>(y1 / frame.scale + frame.oy) + 1)};
+    if (b.x1 - b.x0 < 8 || b.y1 - b.y0 < 8) return;
+    for (const Rect& o : fine_)
+      if (b.x0 >= o.x0 && b.y0 >= o.y0 && b.x1 <= o.x1 && b.y1 <= o.y1) return;  // already noted
+    fine_.push_back(b);
+  }
+
+  // Light dots of 1.5-2.5 px (a pack seen from afar, a phone photo of a whole shelf): the peak
+  // filter blurs neighbours together at that size and the lattice it finds is only part of the
+  // symbol. The boxes of such lattices are read again upsampled twice (at most kMaxFineCrops,
+  // each at most kFinePixels before upsampling).
+  void upsampledPeaks() {
+    int crops = 0;
+    for (const Rect& r : fine_) {
+      if (found_ || stop_ || ++crops > kMaxFineCrops) break;
+      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > kFinePixels) continue;
+      GreyImage up;
+      std::vector<uint8_t> buf;
+      upsample2(crop(r), buf, up);
+      run(up, kPeaksLight, Frame{2.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused_, false);
     }
   }
 
@@ -690,6 +794,11 @@ class PassSchedule {
       // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
       double budget = pass->dark ? kPeaksPixelsDark : kPeaksPixels;
       std::vector<Rect>& spilled = pass->dark ? spillPeaksDark_ : spillPeaksLight_;
+      // A lattice cut by its region's border is the best evidence of a symbol there is: its
+      // re-reads have their own allowance, so large empty regions read first (a phone photo's
+      // text and texture) cannot use up what it needs.
+      double spillBudget = pass->dark ? kPeaksPixelsDark : kSpillPixels;
+      bool fromSpill = false;
       // later rounds: lattices cut by their region's border, read again on their whole box (a
       // blurred lattice grows a little with each re-read)
       for (int round = 0; round < kPeaksRounds && !regions.empty(); ++round) {
@@ -697,8 +806,9 @@ class PassSchedule {
           if (found_ || stop_) return;
           const Rect r = regions[ri];
           const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
-          if (area > budget) continue;
-          budget -= area;
+          double& pool = fromSpill ? spillBudget : budget;
+          if (area > pool) continue;
+          pool -= area;
           const GreyImage region = crop(r);
           run(region, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, unused_, false);
           // Dots of 4+ px have several maxima of the small centre-surround filter (their rims);
@@ -711,6 +821,7 @@ class PassSchedule {
         }
         regions = unionOfOverlapping(spilled);  // (the boxes already hold their margin)
         spilled.clear();
+        fromSpill = !regions.empty();
         // The fast passes' regions are a guess: a symbol of small light dots can sit where
         // they saw nothing. Once they are read, what is left of the budget goes to the middle
         // of the frame (where a user aims), the whole frame when it fits.
@@ -758,6 +869,7 @@ class PassSchedule {
   // Lattices that did not read and reach beyond the crop they were found in (a focus region can
   // hold only part of a symbol): their image box, to be read again whole.
   std::vector<Rect> spill_, spillPeaksLight_, spillPeaksDark_;
+  std::vector<Rect> fine_;  // boxes of light lattices of very small modules (upsampledPeaks)
 };
 
 template <class F>
@@ -896,6 +1008,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
           }
         }
     }
+    if (reach) shortBands(f, alongCols, hyps);
     for (const Extent& e : hyps) {
       if (Clock::now() > deadline) return -1;
       grid.rows = e.rows;

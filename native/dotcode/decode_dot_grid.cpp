@@ -19,6 +19,32 @@ struct Reading {
   bool spare = false;  // every block kept at least one check word unused
 };
 
+// Every edge of a symbol holds a dot (FORMAT.md 6). Two outermost lines on one side without a dot,
+// and mostly confidently empty, are quiet zone, not symbol, and must be refused: two empty lines
+// where the bit stream ends make a valid longer symbol (a Reed-Solomon codeword shifted by one slot
+// is still a codeword; the slot in the new lines reads as an erasure and the first check word
+// becomes a data character). A detector that tries extents reaching into the quiet zone would
+// read it. One lost edge line (a dead nozzle row) still reads; glare leaves weak values, which do
+// not count as empty.
+bool edgeLinesBlank(const DotGrid& grid, int parity, float margin) {
+  const int R = grid.rows, C = grid.cols;
+  auto lineBlank = [&](bool isRow, int k) {
+    int positions = 0, empty = 0;
+    const int n = isRow ? C : R;
+    for (int i = 0; i < n; ++i) {
+      const int r = isRow ? k : i, c = isRow ? i : k;
+      if (((r + c) & 1) != parity) continue;
+      const float v = grid.value[static_cast<size_t>(r) * C + c];
+      if (v >= 0.5f + margin) return false;
+      ++positions;
+      empty += v < 0.5f - margin;
+    }
+    return 3 * empty >= 2 * positions;
+  };
+  return (lineBlank(true, 0) && lineBlank(true, 1)) || (lineBlank(true, R - 1) && lineBlank(true, R - 2)) ||
+      (lineBlank(false, 0) && lineBlank(false, 1)) || (lineBlank(false, C - 1) && lineBlank(false, C - 2));
+}
+
 // Decodes one canonical reading given as the input indices in bit-stream order.
 bool decodeReading(const DotGrid& grid, const SymbolLayout& layout, const std::vector<int>& sources,
                    float margin, int minSpare, Reading& out) {
@@ -67,6 +93,7 @@ std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecode
   const bool tryParity[2] = {ink[0] >= ink[1], ink[1] >= ink[0]};
   const float margin = options.erasureMargin;
   const int minSpare = std::max(1, options.minSpareCheckWords);
+  const bool blankEdge[2] = {tryParity[0] && edgeLinesBlank(grid, 0, margin), tryParity[1] && edgeLinesBlank(grid, 1, margin)};
 
   // Bit orders of the two canonical sizes a transform can produce, as (row, col) pairs.
   struct Order {
@@ -101,7 +128,8 @@ std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecode
     const GridTransform tf{t, R, C};
     // The transformed (0,0) must be a lattice position, i.e. lie on the inked parity.
     const int origin = tf.sourceIndex(0, 0);
-    if (!tryParity[(origin / C + origin % C) & 1]) continue;
+    const int parity = (origin / C + origin % C) & 1;
+    if (!tryParity[parity] || blankEdge[parity]) continue;
     const int H = tf.rows(), W = tf.cols();
     const Order& o = orderFor(H, W);
     const size_t n = o.r.size();

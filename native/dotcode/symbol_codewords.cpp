@@ -10,6 +10,34 @@ int maskStep(int mask) {
   return mask >= 0 && mask < 4 ? kSteps[mask] : 0;
 }
 
+namespace {
+
+// Every codeword pattern has exactly 5 dots and only 113 of the 512 are valid, so one or two faint
+// bits among confident ones are often settled by the pattern itself: when exactly one way of
+// filling them in gives a valid pattern, that codeword is read, not erased. If a confident bit was
+// wrong the codeword becomes an error (two check words) instead of an erasure (one), but the
+// faint bit is far more often the only doubt, and the erasures it saves are what tips symbols
+// under glare, uneven ink or blur over their correction limit.
+int completion(int pattern, int faintMask, int faint) {
+  if (faint > 2) return -1;
+  int bitsAt[2], n = 0;
+  for (int b = 0; b < 9; ++b)
+    if (faintMask >> b & 1) bitsAt[n++] = b;
+  int found = -1;
+  for (int m = 0; m < (1 << faint); ++m) {
+    int p = pattern & ~faintMask;
+    for (int k = 0; k < faint; ++k)
+      if (m >> k & 1) p |= 1 << bitsAt[k];
+    const int v = codewordValue(p);
+    if (v < 0) continue;
+    if (found >= 0) return -1;  // two valid completions: a true erasure
+    found = v;
+  }
+  return found;
+}
+
+}  // namespace
+
 RawCodewords readCodewords(const SymbolLayout& l, const std::vector<uint8_t>& bits, const std::vector<uint8_t>& weak) {
   RawCodewords raw;
   raw.words.assign(l.totalWords, 0);
@@ -22,14 +50,13 @@ RawCodewords readCodewords(const SymbolLayout& l, const std::vector<uint8_t>& bi
   raw.erased[0] = weak[0] || weak[1];
   for (int s = 1; s < l.totalWords; ++s) {
     const int start = 2 + 9 * (s - 1);
-    int pattern = 0;
-    bool faint = false;
+    int pattern = 0, faintMask = 0, faint = 0;
     for (int b = 0; b < 9; ++b) {
       pattern = pattern << 1 | bits[start + b];
-      faint = faint || weak[start + b];
+      if (weak[start + b]) faintMask |= 1 << (8 - b), ++faint;
     }
-    const int v = codewordValue(pattern);
-    if (v < 0 || faint) {
+    int v = faint == 0 ? codewordValue(pattern) : completion(pattern, faintMask, faint);
+    if (v < 0) {
       raw.erased[s] = 1;
     } else {
       raw.words[s] = v;

@@ -54,6 +54,12 @@ std::vector<int> slotBits(int s) {
   return bits;
 }
 
+// Makes slot s an erasure: three faint bits are more than the decoder settles from the pattern.
+void eraseSlot(dc::DotGrid& g, const std::vector<int>& order, int s) {
+  const std::vector<int> bits = slotBits(s);
+  for (int k = 0; k < std::min<int>(3, static_cast<int>(bits.size())); ++k) g.value[order[bits[k]]] = 0.5f;
+}
+
 }  // namespace
 
 TEST("dotcode grid: bit order covers every lattice position once, corners last") {
@@ -140,7 +146,7 @@ TEST("dotcode grid: flips, weak dots and substituted codewords within budget dec
         g.value[pos] = 1.0f - g.value[pos];
         ++erasures;
       } else if (kind == 1) {
-        g.value[order[bits[rng.below(9)]]] = 0.5f;
+        eraseSlot(g, order, s);
         ++erasures;
       } else {
         const int other = (b.words[s] + 1 + rng.below(112)) % 113;
@@ -207,10 +213,9 @@ TEST("dotcode grid: a reading without the required spare check words is refused 
     opts.minSpareCheckWords = spare;
     dc::DotGrid g = gridOf(16, 23, b.dots);
     const int allowed = l.checkWords - spare;
-    for (int s = 1; s <= allowed + 1; ++s) g.value[order[slotBits(s)[0]]] = 0.5f;  // one too many
+    for (int s = 1; s <= allowed + 1; ++s) eraseSlot(g, order, s);  // one too many
     CHECK(!dc::decodeDotGrid(g, opts).has_value());
-    const int last = order[slotBits(allowed + 1)[0]];
-    g.value[last] = b.dots[last];  // now exactly the allowed number of erasures
+    for (int bit : slotBits(allowed + 1)) g.value[order[bit]] = b.dots[order[bit]];  // now exactly the allowed number
     const auto s = dc::decodeDotGrid(g, opts);
     CHECK(s.has_value() && s->bytes == b.text && s->erasuresCorrected == allowed);
   }
@@ -218,7 +223,7 @@ TEST("dotcode grid: a reading without the required spare check words is refused 
   dc::GridDecodeOptions zero;
   zero.minSpareCheckWords = 0;
   dc::DotGrid g = gridOf(16, 23, b.dots);
-  for (int s = 1; s <= l.checkWords; ++s) g.value[order[slotBits(s)[0]]] = 0.5f;
+  for (int s = 1; s <= l.checkWords; ++s) eraseSlot(g, order, s);
   CHECK(!dc::decodeDotGrid(g, zero).has_value());
 }
 
@@ -250,4 +255,77 @@ TEST("dotcode grid: invalid grids return nothing") {
     accepted += dc::decodeDotGrid(g).has_value();
   }
   CHECK_EQ(accepted, 0);
+}
+
+// Two empty lines appended where the bit stream ends make a valid longer symbol: the shift by one
+// codeword keeps a Reed-Solomon codeword a codeword, the slot in the new lines reads as an erasure,
+// and the first check word turns into one more data character. A detector that tries an extent
+// reaching into the quiet zone must not get that text (seen on a cylinder render: "Y<b0!" read
+// as "Y<b0!#"). Every edge of a real symbol holds a dot, and its padding bits are dots.
+TEST("dotcode grid: a symbol read with two quiet-zone lines at its stream's end is refused") {
+  Rng rng(77);
+  int decodedRight = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    int H, W;
+    const int len = 1 + rng.below(12);
+    randomSize(rng, len, H, W);
+    const Built b = build(rng, H, W, len, rng.below(4));
+    REQUIRE(!b.dots.empty());
+    // The stream ends in the last columns of a column layout (W odd) and in the first rows of a
+    // row layout (it runs from the bottom row up).
+    const bool columnLayout = W % 2 == 1;
+    dc::DotGrid g;
+    g.rows = columnLayout ? H : H + 2;
+    g.cols = columnLayout ? W + 2 : W;
+    g.value.assign(static_cast<size_t>(g.rows) * g.cols, 0.0f);
+    for (int r = 0; r < H; ++r)
+      for (int c = 0; c < W; ++c) g.value[static_cast<size_t>(columnLayout ? r : r + 2) * g.cols + c] = b.dots[r * W + c];
+    // A blurred edge leaves a weak value or two in the quiet zone.
+    if (trial % 2) g.value[columnLayout ? static_cast<size_t>(1 + rng.below(H - 2)) * g.cols + W : static_cast<size_t>(1) * g.cols + 1 + rng.below(W - 2)] = 0.5f;
+    const auto s = dc::decodeDotGrid(transformed(g, trial % 8));
+    if (s && s->bytes != b.text) {
+      std::ostringstream os;
+      os << H << "x" << W << " read as " << s->rows << "x" << s->cols << ": '" << s->bytes << "' for '" << b.text << "'";
+      check::fail(__FILE__, __LINE__, "quiet-zone extent misread: " + os.str());
+    }
+    if (s && s->bytes == b.text) ++decodedRight;
+  }
+  CHECK_EQ(decodedRight, 0);  // the grid is not the symbol's extent: nothing may be read from it
+}
+
+// A codeword pattern has exactly 5 of its 9 bits set, so one faint bit among confident ones is
+// settled by the pattern (the other value gives 4 or 6 dots); two are settled when exactly one
+// filling-in is a valid pattern. Such a codeword costs no check word; three faint bits erase it.
+TEST("dotcode grid: faint bits that the 5-dot pattern settles cost nothing; ambiguous ones erase") {
+  Rng rng(31);
+  const Built b = build(rng, 16, 23, 10, 2);
+  const std::vector<int> order = dc::bitOrder(16, 23);
+  const dc::SymbolLayout& l = b.layout;
+  REQUIRE(l.blocks == 1);
+  // One faint bit in every slot, more slots than the check words could erase.
+  dc::DotGrid g = gridOf(16, 23, b.dots);
+  for (int s = 1; s < l.totalWords; ++s) g.value[order[slotBits(s)[rng.below(9)]]] = 0.5f;
+  auto r = dc::decodeDotGrid(g);
+  CHECK(r.has_value() && r->bytes == b.text && r->erasuresCorrected == 0 && r->errorsCorrected == 0);
+  // Two faint bits: read when one completion is valid, erased when two are.
+  int settled = 0, erased = 0;
+  g = gridOf(16, 23, b.dots);
+  for (int s = 1; s < l.totalWords && settled + erased < l.checkWords - 2; ++s) {
+    const std::vector<int> bits = slotBits(s);
+    const int p0 = order[bits[0]], p1 = order[bits[1]];
+    // a dot and an empty position: swapping them keeps 5 dots, so both completions may be valid
+    const bool ambiguous = b.dots[p0] != b.dots[p1] &&
+        dc::codewordValue(dc::codewordPattern(b.words[s]) ^ (3 << 7)) >= 0;
+    g.value[p0] = g.value[p1] = 0.5f;
+    (ambiguous ? erased : settled) += 1;
+  }
+  r = dc::decodeDotGrid(g);
+  CHECK(r.has_value() && r->bytes == b.text);
+  if (r) CHECK_EQ(r->erasuresCorrected, erased);
+  CHECK(settled > 0);
+  // Three faint bits always erase the codeword.
+  g = gridOf(16, 23, b.dots);
+  for (int s = 1; s <= l.checkWords - 2; ++s) eraseSlot(g, order, s);
+  r = dc::decodeDotGrid(g);
+  CHECK(r.has_value() && r->bytes == b.text && r->erasuresCorrected == l.checkWords - 2);
 }

@@ -8,7 +8,7 @@ import * as path from 'path';
 import { deflateSync } from 'zlib';
 import sharp from 'sharp';
 import { loadGrey, loadGreyPipeline } from '../../lib/engine/image';
-import { flattenOnWhite, lumaOf } from '../../lib/engine/luma';
+import { flattenOnWhite, lumaOf, lumaOfSum, lumaPlane, rgbaToGrey } from '../../lib/engine/luma';
 import { pngToGrey } from '../../lib/engine/png-grey';
 import { renderFrame720 } from '../fixtures/dotcode-render';
 import { corpusDir, repoRoot } from './corpus';
@@ -155,6 +155,35 @@ describe('engine: grey plane by the short roads equals the libvips pipeline', fu
     for (let i = 0; i < n; i++) {
       const f = flattenOnWhite(i >> 8, i & 0xff);
       assert.strictEqual(lumaOf(f, f, f), flat.data[i], `value ${i >> 8} alpha ${i & 0xff}`);
+    }
+  });
+
+  it('the integer luma the plane loops use equals lumaOf for all 2^24 colours', () => {
+    let differ = 0;
+    for (let r = 0; r < 256; r++) {
+      for (let g = 0; g < 256; g++) {
+        for (let b = 0; b < 256; b++) if (lumaOfSum(r, g, b) !== lumaOf(r, g, b)) differ++;
+      }
+    }
+    assert.strictEqual(differ, 0);
+  });
+
+  it('lumaPlane and rgbaToGrey: word loops and byte loops, any offset and length, give lumaOf', () => {
+    const bytes = Buffer.alloc(4 * 1031 + 8);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 2654435761) >>> 24;
+    for (const offset of [0, 1, 2, 3, 4]) {
+      for (const n of [0, 1, 3, 4, 5, 1031]) {
+        const rgb = new Uint8Array(bytes.buffer, bytes.byteOffset + offset, n * 3);
+        const grey = lumaPlane(rgb, n);
+        for (let i = 0; i < n; i++) assert.strictEqual(grey[i], lumaOf(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]), `rgb offset ${offset} n ${n} pixel ${i}`);
+        const rgba = new Uint8Array(bytes.buffer, bytes.byteOffset + offset, n * 4);
+        const fromRgba = rgbaToGrey(rgba, n);
+        for (let i = 0; i < n; i++) {
+          const a = rgba[4 * i + 3];
+          const want = lumaOf(flattenOnWhite(rgba[4 * i], a), flattenOnWhite(rgba[4 * i + 1], a), flattenOnWhite(rgba[4 * i + 2], a));
+          assert.strictEqual(fromRgba[i], want, `rgba offset ${offset} n ${n} pixel ${i}`);
+        }
+      }
     }
   });
 });

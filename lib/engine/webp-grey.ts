@@ -1,0 +1,87 @@
+// Small WebPs straight to the grey plane in the calling thread, with libwebp compiled to
+// WebAssembly (the @jsquash/webp package's decoder), not sharp. libvips takes about 40 ns a pixel
+// for the lossy WebPs of the zxing samples (2-3 ms for a 240x240 one: its loader's own set-up
+// and locking, not libwebp's work), this decoder about 20 ns and 4 ns for lossless ones
+// (bench/RESULTS.md, "zxing formats against native zxing-cpp"). Both are libwebp, whose lossy
+// decoding is exact by its specification, and both hand back the same RGBA bytes (every WebP of
+// the sample corpora, test/engine/webp-grey.test.ts); the grey is then made as image.ts's sharp
+// pipeline makes it (luma.ts). Only the plain cases are taken: a lossy or lossless image, or an
+// extended one whose only extras are alpha or XMP. A colour profile, EXIF (orientation) or an
+// animation, and anything this decoder refuses, go to sharp, which reports errors as before.
+import * as fs from 'fs';
+import { rgbaToGrey } from './luma';
+
+/** Above this many pixels sharp is used: the decode would hold the calling thread too long. */
+export const WEBP_IN_THREAD_PIXELS = 262_144;
+
+/** The part of the decoder's Emscripten module used here. */
+interface WebPModule {
+  decode(data: Uint8Array): { data: Uint8ClampedArray; width: number; height: number } | null;
+}
+
+type Factory = (overrides: object) => Promise<WebPModule>;
+
+let ready: Promise<WebPModule> | undefined;
+let decoder: WebPModule | undefined;
+
+/** Absolute path of the decoder's .wasm inside node_modules. */
+export function webpWasmPath(): string {
+  return require.resolve('@jsquash/webp/codec/dec/webp_dec.wasm');
+}
+
+/** Instantiates the decoder once per thread, from the .wasm in node_modules (never fetched). */
+export function loadWebP(): Promise<unknown> {
+  if (!ready) {
+    ready = (async () => {
+      const factory = (require('@jsquash/webp/codec/dec/webp_dec.js') as { default: Factory }).default;
+      const bin = fs.readFileSync(webpWasmPath());
+      const m = await factory({
+        noInitialRun: true,
+        wasmBinary: bin.buffer.slice(bin.byteOffset, bin.byteOffset + bin.byteLength),
+        locateFile: (p: string) => (p.endsWith('.wasm') ? webpWasmPath() : p),
+      });
+      decoder = m;
+      return m;
+    })();
+    ready.catch(() => { ready = undefined; }); // a later call may retry; meanwhile sharp decodes
+  }
+  return ready;
+}
+
+/** VP8X flags (byte 20) this decoder cannot honour as libvips does: ICC profile, EXIF, animation. */
+const VP8X_HANDS_OFF = 0x20 | 0x08 | 0x02;
+
+/** Whether the container is one this decoder takes, from its header alone. */
+export function plainWebP(b: Uint8Array): boolean {
+  if (b.length < 30) return false;
+  const fourcc = String.fromCharCode(b[12], b[13], b[14], b[15]);
+  if (fourcc === 'VP8 ' || fourcc === 'VP8L') return true;
+  return fourcc === 'VP8X' && (b[20] & VP8X_HANDS_OFF) === 0;
+}
+
+/**
+ * The grey plane of a plain WebP of at most WEBP_IN_THREAD_PIXELS pixels (width * height from
+ * the header), or null for sharp to take it. Never throws.
+ */
+export async function webpToGrey(bytes: Uint8Array, pixels: number): Promise<{ data: Uint8Array; width: number; height: number } | null> {
+  if (pixels > WEBP_IN_THREAD_PIXELS || !plainWebP(bytes)) return null;
+  try {
+    await loadWebP();
+  } catch {
+    return null;
+  }
+  const m = decoder;
+  if (!m) return null;
+  let img: { data: Uint8ClampedArray; width: number; height: number } | null;
+  try {
+    img = m.decode(bytes);
+  } catch {
+    // An abort leaves an Emscripten module unusable: start a fresh one next time.
+    decoder = undefined;
+    ready = undefined;
+    return null;
+  }
+  if (!img || img.width * img.height > WEBP_IN_THREAD_PIXELS || img.data.length !== img.width * img.height * 4) return null;
+  const rgba = new Uint8Array(img.data.buffer, img.data.byteOffset, img.data.byteLength);
+  return { data: rgbaToGrey(rgba, img.width * img.height), width: img.width, height: img.height };
+}
