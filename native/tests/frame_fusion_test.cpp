@@ -42,7 +42,7 @@ std::vector<uint8_t> renderFrame(const Vector& v, int width, int height, double 
   return img;
 }
 
-// Symbols of at least 20 columns (a 40% band then hides 8 lines or more).
+// Symbols of at least 20 columns (a 30% band then hides 6 lines or more).
 std::vector<Vector> wideSymbols() {
   std::vector<Vector> out;
   for (Vector& v : loadVectors())
@@ -61,10 +61,10 @@ TEST("frame fusion: a symbol no single frame shows whole is read from the frames
     const int W = static_cast<int>(v.cols * 6 * 1.6) + 40, H = static_cast<int>(v.rows * 6 * 1.6) + 40;
     dc::FrameFusion fusion(12);
     bool read = false;
-    const int frames = 8;
+    const int frames = 12;
     for (int k = 0; k < frames; ++k) {
-      // a band of 40% of the columns, from the left part to the right part, a hand that shakes a little
-      const double centre = v.cols * (0.25 + 0.5 * k / (frames - 1)), half = 0.2 * v.cols;
+      // a band of 30% of the columns, from the left part to the right part, a hand that shakes a little
+      const double centre = v.cols * (0.25 + 0.5 * k / (frames - 1)), half = 0.15 * v.cols;
       const std::vector<uint8_t> img = renderFrame(v, W, H, 2.0 * std::sin(k), 1.5 * std::cos(1.7 * k), Band{centre - half, centre + half});
       const dc::GreyImage gi{img.data(), W, H, W};
       dc::ReadOptions alone;
@@ -103,10 +103,10 @@ TEST("frame fusion: a symbol replaced by another of the same size is never mixed
   const int W = static_cast<int>(a->cols * 6 * 1.6) + 40, H = static_cast<int>(a->rows * 6 * 1.6) + 40;
   dc::FrameFusion fusion(12);
   int reportsOfA = 0;
-  for (int k = 0; k < 20; ++k) {
-    const Vector& inView = k < 8 ? *a : *b;
-    const double t = k < 8 ? k / 7.0 : (k - 8) / 11.0;
-    const double centre = inView.cols * (0.25 + 0.5 * t), half = 0.2 * inView.cols;
+  for (int k = 0; k < 24; ++k) {
+    const Vector& inView = k < 12 ? *a : *b;
+    const double t = k < 12 ? k / 11.0 : (k - 12) / 11.0;
+    const double centre = inView.cols * (0.25 + 0.5 * t), half = 0.15 * inView.cols;
     const std::vector<uint8_t> img = renderFrame(inView, W, H, 2.0 * std::sin(k), 1.5 * std::cos(1.7 * k), Band{centre - half, centre + half});
     const dc::FramePush push = fusion.push(dc::GreyImage{img.data(), W, H, W}, dc::ReadOptions{});
     for (const dc::FrameRead& r : push.reads) {
