@@ -4,16 +4,20 @@ export { version } from './version';
 // Engine: decode functions, image probe, the detector inspection, and their types.
 export {
   decode, decodeSync, decodeAll, inspect, warmUp, close, probeImage, MAX_PIXELS, FORMATS, GS1_MODES, SPEEDS,
+  FrameReader,
 } from './engine';
 export type {
   Format, Gs1Mode, Speed, ImageInput, RawFrame, MatLike, DecodeOptions, DecodeResult, DecodeAllResult,
-  SymbolResult, Gs1Result, ImageProbe, Point,
+  SymbolResult, Gs1Result, ImageProbe, Point, FrameReaderOptions, FrameResult,
   InspectOptions, InspectReport, InspectStage, InspectPass, InspectLattice, InspectHypothesis, InspectRead,
 } from './engine';
 
 // SDK: the licensed Scanner, its error, and its types.
 export { Scanner } from './scanner';
-export type { ScannerOptions, ScannerLicense, ScanOptions, ScanResult, ScanSymbol, ScanAllResult } from './scanner';
+export type {
+  ScannerOptions, ScannerLicense, ScanOptions, ScanResult, ScanSymbol, ScanAllResult, ScannerFrameReader, ScannerFrameReaderOptions,
+  ScanFrameResult,
+} from './scanner';
 export { LicenseError } from './errors';
 export type { LicenseErrorCode } from './errors';
 

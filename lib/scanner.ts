@@ -72,6 +72,20 @@ export interface ScanAllResult extends Omit<DecodeAllResult, 'symbols'> {
   symbols: ScanSymbol[];
 }
 
+/** Options of {@link Scanner.frameReader}: the engine FrameReader's. */
+export type ScannerFrameReaderOptions = engine.FrameReaderOptions;
+
+/** A frame's answer: the scan result plus `frames_used` and `new` (engine FrameResult). */
+export type ScanFrameResult = ScanResult & Pick<engine.FrameResult, 'frames_used' | 'new'>;
+
+/** Frames in, results out; one per camera stream (its tracks are that stream's). */
+export interface ScannerFrameReader {
+  push(frame: ImageInput): Promise<ScanFrameResult>;
+  /** Forgets every symbol and track (a new scene). */
+  reset(): void;
+  close(): void;
+}
+
 function withFields<T extends DecodeResult>(r: T): T & Pick<ScanResult, 'fields' | 'field'> {
   const fields: Record<string, string> = r.gs1?.fields ? { ...r.gs1.fields } : {};
   const out = r as T & Pick<ScanResult, 'fields' | 'field'>;
@@ -259,6 +273,23 @@ export class Scanner {
     this.telemetry?.countScan();
     const r = await engine.decodeAll(input, this.opts(options));
     return { ...r, symbols: r.symbols.map((s) => withFields(s)) };
+  }
+
+  /**
+   * A reader of camera frames under this scanner's licence (docs/engine.md, "Video:
+   * FrameReader"): DotCode is tracked and fused over frames, each push answers the result plus
+   * `frames_used` and `new`. Every push passes the licence gate and counts as one scan, as a
+   * decode does. Options: `format`, `gs1` (default the scanner's), `speed`, `maxFrames`, `leaveAfter`.
+   */
+  frameReader(options: ScannerFrameReaderOptions = {}): ScannerFrameReader {
+    const reader = new engine.FrameReader({ ...options, gs1: options.gs1 ?? this.gs1Mode });
+    const push = async (frame: ImageInput): Promise<ScanFrameResult> => {
+      const refused = this.gate();
+      if (refused) return { ...refusal(refused), frames_used: 0, new: false };
+      this.telemetry?.countScan();
+      return withFields(await reader.push(frame));
+    };
+    return { push, reset: () => reader.reset(), close: () => reader.close() };
   }
 
   /** Releases the scanner and flushes the last usage count (bounded: about 1.5 s at most). */

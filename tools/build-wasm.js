@@ -25,7 +25,8 @@ const { spawn, spawnSync } = require('node:child_process');
 const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'dist', 'lib', 'wasm', 'dotcode_reader.wasm');
 const SOURCE_DIRS = ['native/core', 'native/dotcode', 'native/detector', 'native/wasm'];
-const EXPORTS = ['_dc_alloc', '_dc_free', '_dc_out_ptr', '_dc_out_len', '_dc_read_image', '_dc_inspect_image', '_dc_decode_grid'];
+const EXPORTS = ['_dc_alloc', '_dc_free', '_dc_out_ptr', '_dc_out_len', '_dc_read_image', '_dc_inspect_image', '_dc_decode_grid',
+  '_dc_fusion_new', '_dc_fusion_free', '_dc_fusion_reset', '_dc_fusion_push'];
 
 function sources() {
   const files = [];

@@ -92,7 +92,32 @@ export interface NativeGrid { rows: number; cols: number; values: ArrayLike<numb
 /** Options of the image reads (native/detector ReadOptions). */
 export interface NativeReadOptions { tryHarder?: boolean; maxSymbols?: number; timeBudgetMs?: number }
 
+/** A read of the video fusion (native/detector/frame_fusion.h): a frame's own, or of fused frames. */
+export interface NativeFrameRead extends NativeRead {
+  /** 1: this frame alone read it; more: the frames whose values were fused. */
+  framesUsed: number;
+  /** The symbol's track (stable while it stays in view), -1 when none. */
+  track: number;
+}
+
+/** What pushFrame answers for one frame. */
+export interface NativeFramePush {
+  reads: NativeFrameRead[];
+  /** Payloads of symbols read earlier whose lattice this frame showed without reading it. */
+  seen: Buffer[];
+  /** The detector on this frame, and tracking + fusion + decoding the fused grids (ms). */
+  detectMs: number;
+  fuseMs: number;
+}
+
+/** A video fusion's state in the reader (opaque). */
+export type NativeFrameFusion = object;
+
 export interface Addon {
+  /** Video fusion: tracks symbols over frames (absent from readers built before it). */
+  createFrameFusion?(maxFrames: number): NativeFrameFusion;
+  pushFrame?(fusion: NativeFrameFusion, grey: Uint8Array, width: number, height: number, options?: NativeReadOptions): Promise<NativeFramePush>;
+  resetFrameFusion?(fusion: NativeFrameFusion): void;
   readImageSync(grey: Uint8Array, width: number, height: number, options?: NativeReadOptions): NativeRead[];
   readImage(grey: Uint8Array, width: number, height: number, options?: NativeReadOptions): Promise<NativeRead[]>;
   /** The same read as readImageSync, with what every detector stage saw (dotcode inspect). */

@@ -38,6 +38,9 @@ export function wasmAddon(): Addon {
     readImage: (...a: unknown[]) => (pool ??= new WasmReadPool()).read(...a),
     inspectImageSync: (...a: unknown[]) => reader.inspectImageSync(...a),
     decodeGrid: (...a: unknown[]) => reader.decodeGrid(...a),
+    createFrameFusion: (maxFrames: number) => reader.createFrameFusion(maxFrames),
+    pushFrame: (f: unknown, ...a: unknown[]) => reader.pushFrame(f, ...a),
+    resetFrameFusion: (f: unknown) => reader.resetFrameFusion(f),
   } as unknown as Addon;
 }
 

@@ -22,6 +22,8 @@ import { loadZXing, zxingLoaded } from './zxing';
 import { loadWebP } from './webp-grey';
 import { describeInput, inspectPrepared } from './inspect';
 import { failedReport } from './inspect-report';
+import { prepare } from './prepare';
+import { setOtherReaders } from './frame-reader';
 import {
   FORMATS, GS1_MODES, SPEEDS,
   type DecodeAllResult, type DecodeOptions, type DecodeResult, type Format, type Gs1Mode, type Speed,
@@ -33,6 +35,7 @@ export { probeImage } from './image';
 export { MAX_PIXELS, MAX_IMAGE_BYTES } from './limits';
 export { DECODE_ERROR_CODES, DECODE_ERROR_PREFIX, decodeErrorCode, isInternalError, type DecodeErrorCode } from './errors';
 export { zxingWasmPath } from './zxing';
+export { FrameReader, type FrameReaderOptions, type FrameResult, type FrameStats } from './frame-reader';
 
 /** Longest a decodeSync call waits for its helper thread before answering decode_error:internal:timeout. */
 const SYNC_TIMEOUT_MS = 60_000;
@@ -69,6 +72,9 @@ function zxingStep(job: ZXingJob): Promise<JobAnswer> {
   }
   return thePool().run(job);
 }
+
+// The FrameReader's zxing step: the same as decode()'s, on the frame's grey plane.
+setOtherReaders((grey, format, gs1, speed) => zxingStep({ grey, format, gs1, speed, all: false }));
 
 /**
  * The grey plane: large encoded images are decoded in the pool (image.ts, decodesBetterOffThread),
@@ -109,59 +115,6 @@ async function runHere(job: Job): Promise<JobAnswer> {
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
-}
-
-function isMatLike(x: unknown): x is { rows: number; cols: number; channels: number | (() => number); getData(): Uint8Array } {
-  const o = x as Record<string, unknown>;
-  return typeof o.rows === 'number' && typeof o.cols === 'number' && typeof o.getData === 'function' &&
-    (typeof o.channels === 'number' || typeof o.channels === 'function');
-}
-
-type Prepared = { wire: WireInput } | { error: string };
-
-/**
- * Turns whatever the caller handed over into something that can cross to a worker thread, on
- * the caller's side and cheaply (no pixel work here). Bad input gives an error code, never a throw.
- */
-function prepare(input: ImageInput): Prepared {
-  try {
-    if (typeof input === 'string') {
-      if (input.length === 0) return { error: decodeError('empty_input') };
-      return { wire: { kind: 'path', path: input } };
-    }
-    if (input instanceof Uint8Array) { // Buffer is a Uint8Array too
-      if (input.byteLength === 0) return { error: decodeError('empty_input') };
-      return { wire: { kind: 'bytes', bytes: input } };
-    }
-    if (input instanceof ArrayBuffer) {
-      if (input.byteLength === 0) return { error: decodeError('empty_input') };
-      return { wire: { kind: 'bytes', bytes: new Uint8Array(input) } };
-    }
-    if (input && typeof input === 'object') {
-      if (isMatLike(input)) {
-        const channels = typeof input.channels === 'function' ? input.channels() : input.channels;
-        const data = input.getData();
-        if (!(data instanceof Uint8Array)) return { error: decodeError('invalid_frame') };
-        // OpenCV frames are BGR(A).
-        return { wire: { kind: 'raw', data, width: input.cols, height: input.rows, channels, bgr: true } };
-      }
-      const f = input as unknown as Record<string, unknown>;
-      if ('data' in f && 'width' in f && 'height' in f) {
-        if (!(f.data instanceof Uint8Array || f.data instanceof Uint8ClampedArray)) return { error: decodeError('invalid_frame') };
-        const d = f.data as Uint8Array;
-        const channels = f.channels === undefined ? 1 : Number(f.channels);
-        return {
-          wire: {
-            kind: 'raw', data: new Uint8Array(d.buffer, d.byteOffset, d.byteLength),
-            width: Number(f.width), height: Number(f.height), channels, bgr: f.order === 'bgr',
-          },
-        };
-      }
-    }
-    return { error: decodeError('unsupported_input') };
-  } catch (e) {
-    return { error: decodeError('invalid_input', (e as Error).message) };
-  }
 }
 
 function makeJob(input: ImageInput, options: DecodeOptions | undefined, all: boolean): { job: Job } | { error: string } {

@@ -36,6 +36,21 @@ interface Exports {
   dc_read_image(grey: number, w: number, h: number, tryHarder: number, maxSymbols: number, budgetMs: number): void;
   dc_inspect_image(grey: number, w: number, h: number, tryHarder: number, maxSymbols: number, budgetMs: number): void;
   dc_decode_grid(values: number, rows: number, cols: number, hasMargin: number, margin: number): void;
+  dc_fusion_new(maxFrames: number): number;
+  dc_fusion_free(fusion: number): void;
+  dc_fusion_reset(fusion: number): void;
+  dc_fusion_push(fusion: number, grey: number, w: number, h: number, tryHarder: number, maxSymbols: number, budgetMs: number): void;
+}
+
+/** A video fusion inside one instance (a trapped instance is replaced: its fusions with it). */
+export interface WasmFrameFusion { ptr: number; instance: object; maxFrames: number }
+
+/** pushFrame's answer, as the addon's (native/addon/addon.cpp framePushToJs). */
+export interface WireFramePush {
+  reads: Array<WireRead & { framesUsed: number; track: number }>;
+  seen: Uint8Array[];
+  detectMs: number;
+  fuseMs: number;
 }
 
 /** The addon's default options (native/detector/dotcode_reader.h ReadOptions). */
@@ -97,6 +112,9 @@ export function checkImageArgs(args: unknown[]): ImageArgs {
 
 export class WasmDotCodeReader {
   private exports: Exports | null = null;
+  /** Frees a collected fusion handle's tracks in the instance that holds them. */
+  private fusions: FinalizationRegistry<{ ptr: number; instance: object }> | null = null;
+  private readonly fusionRelease = new WeakMap<WasmFrameFusion, { ptr: number; instance: object }>();
 
   /** `bytes` makes the payload objects (Node: Buffer, like the addon; browser: Uint8Array). */
   constructor(private readonly module: WasmModule, private readonly makeBytes: MakeBytes = (b) => b) {}
@@ -178,6 +196,64 @@ export class WasmDotCodeReader {
       const results = r.reads();
       return { ...r.trace(), results };
     });
+  }
+
+  /**
+   * The addon's createFrameFusion: the tracks live in this instance's memory, freed when the
+   * handle is collected (as the addon's External is).
+   */
+  createFrameFusion(maxFrames?: unknown): WasmFrameFusion {
+    const n = typeof maxFrames === 'number' ? int32(maxFrames) : 12;
+    const handle = this.call((ex) => ({ ptr: ex.dc_fusion_new(n), instance: ex, maxFrames: n }));
+    this.fusions ??= new FinalizationRegistry(({ ptr, instance }: { ptr: number; instance: object }) => {
+      if (instance === this.exports) {
+        try { this.exports.dc_fusion_free(ptr); } catch { /* the next call replaces a trapped instance */ }
+      }
+    });
+    const release = { ptr: handle.ptr, instance: handle.instance };
+    this.fusions.register(handle, release);
+    this.fusionRelease.set(handle, release);
+    return handle;
+  }
+
+  /**
+   * The addon's pushFrame, computed in the calling thread (the fusion's state lives in this
+   * instance, so it cannot move to the read pool's workers). After a trap the instance is new and
+   * the fusion starts over (its tracks are lost, no read is).
+   */
+  pushFrame(fusion: unknown, ...args: unknown[]): Promise<WireFramePush> {
+    const f = fusion as WasmFrameFusion | null;
+    if (!f || typeof f !== 'object' || typeof f.ptr !== 'number') throw new TypeError('expected a frame fusion handle');
+    const a = checkImageArgs(args);
+    try {
+      return Promise.resolve(this.withPlane(a, (ex, ptr) => {
+        if (f.instance !== ex) {
+          f.ptr = ex.dc_fusion_new(f.maxFrames);
+          f.instance = ex;
+          const release = this.fusionRelease.get(f);
+          if (release) Object.assign(release, { ptr: f.ptr, instance: ex });
+        }
+        ex.dc_fusion_push(f.ptr, ptr, a.width, a.height, a.tryHarder, a.maxSymbols, a.budget);
+        const r = this.answer(ex);
+        const reads = r.reads();
+        const framesUsed = r.i32s();
+        const tracks = r.i32s();
+        const seen: Uint8Array[] = [];
+        for (let n = r.u32(); n > 0; n--) seen.push(r.blob());
+        const detectMs = r.f32();
+        const fuseMs = r.f32();
+        return { reads: reads.map((x, i) => ({ ...x, framesUsed: framesUsed[i], track: tracks[i] })), seen, detectMs, fuseMs };
+      }));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** The addon's resetFrameFusion. */
+  resetFrameFusion(fusion: unknown): void {
+    const f = fusion as WasmFrameFusion | null;
+    if (!f || typeof f !== 'object' || typeof f.ptr !== 'number') throw new TypeError('expected a frame fusion handle');
+    if (f.instance === this.exports) this.call((ex) => ex.dc_fusion_reset(f.ptr));
   }
 
   /** The addon's DecodeGrid: same coercions, same errors, null when nothing decodes. */

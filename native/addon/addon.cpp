@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "detector/dotcode_reader.h"
+#include "detector/frame_fusion.h"
 #include "dotcode/dotcode_symbol.h"
 
 namespace {
@@ -125,22 +126,23 @@ struct ImageArgs {
   dc::ReadOptions options;
 };
 
-// Validates (grey: Uint8Array, width, height[, options]) and fills args; throws a JS error if bad.
-bool parseImageArgs(const Napi::CallbackInfo& info, ImageArgs& args) {
+// Validates (grey: Uint8Array, width, height[, options]) from argument `first` on and fills args;
+// throws a JS error if bad.
+bool parseImageArgs(const Napi::CallbackInfo& info, ImageArgs& args, size_t first = 0) {
   Napi::Env env = info.Env();
-  if (info.Length() < 3 || !info[0].IsTypedArray() || !info[1].IsNumber() || !info[2].IsNumber()) {
+  if (info.Length() < first + 3 || !info[first].IsTypedArray() || !info[first + 1].IsNumber() || !info[first + 2].IsNumber()) {
     Napi::TypeError::New(env, "expected (grey: Uint8Array, width: number, height: number[, options])").ThrowAsJavaScriptException();
     return false;
   }
-  Napi::TypedArray ta = info[0].As<Napi::TypedArray>();
+  Napi::TypedArray ta = info[first].As<Napi::TypedArray>();
   if (ta.TypedArrayType() != napi_uint8_array && ta.TypedArrayType() != napi_uint8_clamped_array) {
     Napi::TypeError::New(env, "grey must be a Uint8Array").ThrowAsJavaScriptException();
     return false;
   }
-  Napi::Uint8Array grey = info[0].As<Napi::Uint8Array>();
+  Napi::Uint8Array grey = info[first].As<Napi::Uint8Array>();
   // Read as doubles: Int32Value() would wrap 2^32+640 to 640 and accept a wrong size silently.
-  const double w = info[1].As<Napi::Number>().DoubleValue();
-  const double h = info[2].As<Napi::Number>().DoubleValue();
+  const double w = info[first + 1].As<Napi::Number>().DoubleValue();
+  const double h = info[first + 2].As<Napi::Number>().DoubleValue();
   constexpr double kMaxSide = 1 << 20;
   if (!(w >= 1 && w <= kMaxSide && w == std::floor(w)) || !(h >= 1 && h <= kMaxSide && h == std::floor(h))) {
     Napi::RangeError::New(env, "width and height must be whole numbers from 1 to 1048576").ThrowAsJavaScriptException();
@@ -156,8 +158,8 @@ bool parseImageArgs(const Napi::CallbackInfo& info, ImageArgs& args) {
   args.image.width = width;
   args.image.height = height;
   args.image.stride = width;
-  if (info.Length() > 3 && info[3].IsObject()) {
-    Napi::Object o = info[3].As<Napi::Object>();
+  if (info.Length() > first + 3 && info[first + 3].IsObject()) {
+    Napi::Object o = info[first + 3].As<Napi::Object>();
     if (o.Get("tryHarder").IsBoolean()) args.options.tryHarder = o.Get("tryHarder").As<Napi::Boolean>().Value();
     if (o.Get("maxSymbols").IsNumber()) args.options.maxSymbols = o.Get("maxSymbols").As<Napi::Number>().Int32Value();
     if (o.Get("timeBudgetMs").IsNumber()) {
@@ -317,7 +319,101 @@ Napi::Value ReadImage(const Napi::CallbackInfo& info) {
   return promise;
 }
 
+// Video fusion (detector/frame_fusion.h): createFrameFusion(maxFrames) -> handle;
+// pushFrame(handle, grey, width, height[, options]) -> Promise<{ reads, seen, detectMs, fuseMs }>
+// (runs on the libuv pool; the caller must not push the same handle twice at once);
+// resetFrameFusion(handle). The handle owns the tracks; the garbage collector frees it.
+Napi::Value CreateFrameFusion(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int maxFrames = 12;
+  if (info.Length() > 0 && info[0].IsNumber()) maxFrames = info[0].As<Napi::Number>().Int32Value();
+  auto* fusion = new dc::FrameFusion(maxFrames);
+  return Napi::External<dc::FrameFusion>::New(env, fusion, [](Napi::Env, dc::FrameFusion* f) { delete f; });
+}
+
+dc::FrameFusion* fusionOf(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsExternal()) {
+    Napi::TypeError::New(info.Env(), "expected a frame fusion handle").ThrowAsJavaScriptException();
+    return nullptr;
+  }
+  return info[0].As<Napi::External<dc::FrameFusion>>().Data();
+}
+
+Napi::Object framePushToJs(Napi::Env env, const dc::FramePush& push) {
+  Napi::Object o = Napi::Object::New(env);
+  Napi::Array reads = Napi::Array::New(env, push.reads.size());
+  for (size_t i = 0; i < push.reads.size(); ++i) {
+    const dc::FrameRead& r = push.reads[i];
+    Napi::Object ro = symbolToJs(env, r.read.symbol);
+    ro.Set("via", Napi::String::New(env, r.read.via));
+    ro.Set("corners", cornersToJs(env, r.read.corners));
+    ro.Set("framesUsed", Napi::Number::New(env, r.framesUsed));
+    ro.Set("track", Napi::Number::New(env, r.track));
+    reads.Set(static_cast<uint32_t>(i), ro);
+  }
+  o.Set("reads", reads);
+  Napi::Array seen = Napi::Array::New(env, push.seen.size());
+  for (size_t i = 0; i < push.seen.size(); ++i)
+    seen.Set(static_cast<uint32_t>(i), Napi::Buffer<char>::Copy(env, push.seen[i].data(), push.seen[i].size()));
+  o.Set("seen", seen);
+  o.Set("detectMs", Napi::Number::New(env, push.detectMs));
+  o.Set("fuseMs", Napi::Number::New(env, push.fuseMs));
+  return o;
+}
+
+class PushFrameWorker : public Napi::AsyncWorker {
+ public:
+  PushFrameWorker(Napi::Env env, Napi::External<dc::FrameFusion> handle, Napi::Uint8Array grey, dc::FrameFusion* fusion, const ImageArgs& args)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), fusion_(fusion), args_(args) {
+    greyRef_ = Napi::Persistent(grey);
+    handleRef_ = Napi::Persistent(handle);
+  }
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    try {
+      push_ = fusion_->push(args_.image, args_.options);
+    } catch (const std::exception& e) {
+      SetError(std::string("decode_error:native:") + e.what());
+    } catch (...) {
+      SetError("decode_error:native:unknown");
+    }
+  }
+  void OnOK() override { deferred_.Resolve(framePushToJs(Env(), push_)); }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::Reference<Napi::Uint8Array> greyRef_;
+  Napi::Reference<Napi::External<dc::FrameFusion>> handleRef_;  // keeps the fusion alive while the worker uses it
+  dc::FrameFusion* fusion_;
+  ImageArgs args_;
+  dc::FramePush push_;
+};
+
+// pushFrame(handle, grey, width, height[, options]): the image arguments as readImage's, after the handle.
+Napi::Value PushFrame(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  dc::FrameFusion* fusion = fusionOf(info);
+  if (!fusion) return env.Null();
+  ImageArgs args;
+  if (!parseImageArgs(info, args, 1)) return env.Null();
+  auto* worker = new PushFrameWorker(env, info[0].As<Napi::External<dc::FrameFusion>>(), info[1].As<Napi::Uint8Array>(), fusion, args);
+  Napi::Promise promise = worker->promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Value ResetFrameFusion(const Napi::CallbackInfo& info) {
+  dc::FrameFusion* fusion = fusionOf(info);
+  if (fusion) fusion->reset();
+  return info.Env().Undefined();
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("createFrameFusion", Napi::Function::New(env, CreateFrameFusion));
+  exports.Set("pushFrame", Napi::Function::New(env, PushFrame));
+  exports.Set("resetFrameFusion", Napi::Function::New(env, ResetFrameFusion));
   exports.Set("decodeGrid", Napi::Function::New(env, DecodeGrid));
   exports.Set("readImageSync", Napi::Function::New(env, ReadImageSync));
   exports.Set("readImage", Napi::Function::New(env, ReadImage));

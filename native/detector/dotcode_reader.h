@@ -7,6 +7,7 @@
 
 #include "core/grey_image.h"
 #include "detector/detector_trace.h"
+#include "detector/sampled_lattice.h"
 #include "dotcode/dotcode_symbol.h"
 
 namespace dc {
@@ -16,6 +17,8 @@ struct ReadOptions {
   int maxSymbols = 8;              // stop after this many symbols
   double timeBudgetMs = 250;       // hard bound on detector work per image
   DetectorTrace* trace = nullptr;  // when set, filled with what every stage saw (inspect)
+  // When set, every lattice that was sampled is appended (video fusion, frame_fusion.h).
+  std::vector<SampledLattice>* sampled = nullptr;
 };
 
 struct ReadResult {

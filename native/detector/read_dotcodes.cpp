@@ -910,6 +910,26 @@ void cornersOf(const GridMapper& m, const Extent& e, const Frame& f, int orienta
   }
 }
 
+// A sampled lattice as video fusion takes it: grid, lattice box, image corners, levels.
+SampledLattice describeSampled(const Candidate& cand, const DotGrid& all, int r0, int c0, const Frame& f) {
+  SampledLattice s;
+  s.grid = all;
+  s.parity = ((cand.ctx.parity - r0 - c0) % 2 + 2) % 2;
+  s.boxRow0 = cand.fit.rowMin - r0;
+  s.boxRows = cand.fit.rowMax - cand.fit.rowMin + 1;
+  s.boxCol0 = cand.fit.colMin - c0;
+  s.boxCols = cand.fit.colMax - cand.fit.colMin + 1;
+  const int last[4][2] = {{0, 0}, {0, all.cols - 1}, {all.rows - 1, all.cols - 1}, {all.rows - 1, 0}};
+  for (int k = 0; k < 4; ++k) {
+    const PointF p = cand.mapper.map(static_cast<float>(r0 + last[k][0]), static_cast<float>(c0 + last[k][1]));
+    s.corners[k] = PointF{p.x / f.scale + f.ox, p.y / f.scale + f.oy};
+  }
+  s.dark = cand.dark;
+  s.pitch = cand.fit.pitch / f.scale;
+  s.contrast = cand.ctx.lightLevel - cand.ctx.darkLevel;
+  return s;
+}
+
 }  // namespace
 
 std::vector<GridCandidate> findGridCandidates(const GreyImage& image, const ReadOptions& options) {
@@ -958,6 +978,11 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     const int r0 = f.rowMin - 1 - mr, c0 = f.colMin - 1 - mc;
     const int nr = H + 2 + 2 * mr, nc = W + 2 + 2 * mc;
     const DotGrid all = sampleGrid(cand.ctx, cand.fit, r0, nr, c0, nc);
+    // Video fusion's hook: the sampled lattice, placed in the image (frame_fusion.h).
+    const int sampledIndex = options.sampled ? static_cast<int>(options.sampled->size()) : -1;
+    if (options.sampled) {
+      options.sampled->push_back(describeSampled(cand, all, r0, c0, frame));
+    }
     if (reach) {
       std::vector<int> lo, hi;
       candidateEnds(all, r0, c0, cand.ctx.parity, f, alongCols, -1, lo);
@@ -1024,6 +1049,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       r.via = pass.via;
       cornersOf(cand.mapper, e, frame, r.symbol.orientation, r.corners);
       results.push_back(std::move(r));
+      if (sampledIndex >= 0) (*options.sampled)[sampledIndex].result = static_cast<int>(results.size()) - 1;
       return 1;
     }
     return 0;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "detector/dotcode_reader.h"
+#include "detector/frame_fusion.h"
 #include "dotcode/dotcode_symbol.h"
 #include "wasm/wire_writer.h"
 
@@ -162,4 +163,31 @@ DC_EXPORT void dc_decode_grid(const float* values, int rows, int cols, int hasMa
   auto symbol = dc::decodeDotGrid(grid, options);
   out.u8(symbol ? 1 : 0);
   if (symbol) writeSymbol(out, *symbol);
+}
+
+// Video fusion (detector/frame_fusion.h), one FrameFusion per handle: createFrameFusion,
+// pushFrame, resetFrameFusion of the addon. pushFrame's answer: the reads (as dc_read_image's),
+// then per read its frames used and track, then the payloads seen, then the two timings.
+DC_EXPORT void* dc_fusion_new(int maxFrames) { return new dc::FrameFusion(maxFrames); }
+DC_EXPORT void dc_fusion_free(void* fusion) { delete static_cast<dc::FrameFusion*>(fusion); }
+DC_EXPORT void dc_fusion_reset(void* fusion) { static_cast<dc::FrameFusion*>(fusion)->reset(); }
+
+DC_EXPORT void dc_fusion_push(void* fusion, const uint8_t* grey, int width, int height, int tryHarder, int maxSymbols, double timeBudgetMs) {
+  const dc::FramePush push =
+      static_cast<dc::FrameFusion*>(fusion)->push(greyImage(grey, width, height), readOptions(tryHarder, maxSymbols, timeBudgetMs));
+  std::vector<dc::ReadResult> reads;
+  std::vector<int> framesUsed, tracks;
+  for (const dc::FrameRead& r : push.reads) {
+    reads.push_back(r.read);
+    framesUsed.push_back(r.framesUsed);
+    tracks.push_back(r.track);
+  }
+  out.clear();
+  writeReads(out, reads);
+  out.i32s(framesUsed);
+  out.i32s(tracks);
+  out.u32(static_cast<uint32_t>(push.seen.size()));
+  for (const std::string& s : push.seen) out.str(s);
+  out.f32(static_cast<float>(push.detectMs));
+  out.f32(static_cast<float>(push.fuseMs));
 }

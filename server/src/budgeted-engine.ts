@@ -43,6 +43,27 @@ export function budgetedEngine(inner: Engine, o: BudgetOptions, logger?: Logger)
     timer.unref();
   };
 
+  // Every decode, a stream's frames included, passes the gate; large images mark the engine for recycling.
+  async function gated<T>(bytes: Buffer, tenant: string, run: () => Promise<T>): Promise<T> {
+    const probe = inner.probeImage(bytes);
+    // a header that names no size (not an image) costs what the smallest image would
+    const pixels = probe.width && probe.height ? probe.width * probe.height : 1;
+    try {
+      return await gate.run(tenant, pixels, async () => {
+        if (recycling) await recycling; // never decode on threads being stopped
+        return run();
+      });
+    } catch (e) {
+      if (e instanceof PixelGateFull) {
+        throw new ApiError(429, 'rate_limited', `Too many images of this key are waiting to be decoded (${e.waiting}); retry after 1 s.`, {}, { 'Retry-After': '1' });
+      }
+      throw e;
+    } finally {
+      if (pixels >= o.recycleAfterPixels) dirty = true;
+      if (dirty) schedule();
+    }
+  }
+
   return {
     gate,
     recycles: () => count,
@@ -50,24 +71,10 @@ export function budgetedEngine(inner: Engine, o: BudgetOptions, logger?: Logger)
     probeImage: (bytes) => inner.probeImage(bytes),
     warmUp: () => inner.warmUp(),
     recycle: () => inner.recycle(),
-    async decode(bytes, options, tenant = 'anonymous') {
-      const probe = inner.probeImage(bytes);
-      // a header that names no size (not an image) costs what the smallest image would
-      const pixels = probe.width && probe.height ? probe.width * probe.height : 1;
-      try {
-        return await gate.run(tenant, pixels, async () => {
-          if (recycling) await recycling; // never decode on threads being stopped
-          return inner.decode(bytes, options);
-        });
-      } catch (e) {
-        if (e instanceof PixelGateFull) {
-          throw new ApiError(429, 'rate_limited', `Too many images of this key are waiting to be decoded (${e.waiting}); retry after 1 s.`, {}, { 'Retry-After': '1' });
-        }
-        throw e;
-      } finally {
-        if (pixels >= o.recycleAfterPixels) dirty = true;
-        if (dirty) schedule();
-      }
+    decode: (bytes, options, tenant = 'anonymous') => gated(bytes, tenant, () => inner.decode(bytes, options)),
+    frames(options) {
+      const session = inner.frames(options);
+      return { push: (bytes, tenant = 'anonymous') => gated(bytes, tenant, () => session.push(bytes)), close: () => session.close() };
     },
   };
 }

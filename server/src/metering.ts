@@ -8,7 +8,7 @@
 // engine failed (500). A decode that finds nothing is still a scan.
 import { ApiError } from './errors';
 import type { AppDeps } from './app';
-import { DECODE_ERROR_PREFIX, decodeErrorCode, FORMATS, GS1_MODES, isInternalError, SPEEDS, type DecodeResult, type Format, type Gs1Mode, type Speed } from './engine';
+import { DECODE_ERROR_PREFIX, decodeErrorCode, FORMATS, GS1_MODES, isInternalError, SPEEDS, type DecodeResult, type Format, type FrameSession, type Gs1Mode, type Speed } from './engine';
 import { currentPeriod, dayOf } from './store/period';
 import type { ChargedScan, Customer, IdempotencyRef } from './store/types';
 
@@ -64,7 +64,8 @@ export interface PaidThrough { ref: IdempotencyRef; charged: ChargedScan | null 
  * were not a readable image gives the scan back and answers 400 (SPEC 7.1: 400 costs nothing);
  * an engine failure gives it back and answers 500. Used by the HTTP routes and the live socket.
  */
-export async function reserveAndDecode(deps: AppDeps, c: Customer, bytes: Buffer, params: DecodeParams, source: string, paid?: PaidThrough): Promise<ScanOutcome> {
+export async function reserveAndDecode(deps: AppDeps, c: Customer, bytes: Buffer, params: DecodeParams, source: string, paid?: PaidThrough,
+  frames?: FrameSession): Promise<ScanOutcome> {
   const now = deps.now();
   const p = currentPeriod(c.signup, now);
   const day = dayOf(now);
@@ -82,7 +83,8 @@ export async function reserveAndDecode(deps: AppDeps, c: Customer, bytes: Buffer
   let result: DecodeResult;
   const t0 = process.hrtime.bigint();
   try {
-    result = await deps.engine.decode(bytes, { format: params.format, gs1: params.gs1, speed: params.speed }, c.id);
+    // a live stream's frames go through its FrameReader (fused over frames), one scan each all the same
+    result = frames ? await frames.push(bytes, c.id) : await deps.engine.decode(bytes, { format: params.format, gs1: params.gs1, speed: params.speed }, c.id);
   } catch (err) {
     await back();
     throw err;

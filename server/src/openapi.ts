@@ -79,7 +79,7 @@ export function openapiDocument(): Record<string, unknown> {
       version,
       description: 'Reads DotCode (and QR Code, Data Matrix, PDF417, Aztec, MaxiCode) from images, metered per scan against a monthly quota. ' +
         'Every error answer is JSON {ok:false, error, message}. Web-socket: `wss://<host>/v1/live?api_key=<key>&format=<format>` (optional `speed` as on /v1/decode; not expressible in OpenAPI): ' +
-        'one binary JPEG frame per message, one JSON decode result per frame in order; `frame_dropped` answers cost nothing; close 4402 after the quota runs out, 4401 on a bad key, 4400 on a bad format or speed, 4429 when sockets are opened faster than the burst limit (each opening counts as one request) or the key already has its maximum of open sockets (`too_many_sockets`, 8 per key per server process), 1013 while the store is unreachable. A text message is answered `binary_frames_only`.',
+        'one binary JPEG frame per message, one JSON decode result per frame in order, plus `frames_used` (DotCode read from that many frames fused; 1: the frame alone) and `new` (first report since the symbol came into view); `frame_dropped` answers cost nothing; close 4402 after the quota runs out, 4401 on a bad key, 4400 on a bad format or speed, 4429 when sockets are opened faster than the burst limit (each opening counts as one request) or the key already has its maximum of open sockets (`too_many_sockets`, 8 per key per server process), 1013 while the store is unreachable. A text message is answered `binary_frames_only`.',
     },
     components: {
       securitySchemes: {

@@ -114,11 +114,12 @@ describe('scanner socket /v1/scanner/live', function () {
     d.ws.send(Buffer.from('not an image'));
     d.ws.send(png);
     const r1 = await d.next(2), r2 = await d.next(3), r3 = await d.next(4);
-    assert.deepEqual(Object.keys(r1), ['type', 'ok', 'text', 'format', 'via', 'elapsed_ms', 'error', 'gs1']);
-    assert.deepEqual([r1.ok, r1.text, r1.format], [true, 'frame one', 'QRCode']);
+    assert.deepEqual(Object.keys(r1), ['type', 'ok', 'text', 'format', 'via', 'elapsed_ms', 'error', 'gs1', 'frames_used', 'new']);
+    assert.deepEqual([r1.ok, r1.text, r1.format, r1.frames_used, r1.new], [true, 'frame one', 'QRCode', 1, true]);
     assert.equal(r2.ok, false);
     assert.match(String(r2.error), /^decode_error:/);
-    assert.equal(r3.text, 'frame one');
+    // the same code again within the socket's FrameReader: still in view, not new (one beep)
+    assert.deepEqual([r3.text, r3.new], ['frame one', false]);
     assert.equal(await srv.deps.store.usage(customer.customer_id, period.start), 0);
   });
 

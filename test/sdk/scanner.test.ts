@@ -72,7 +72,25 @@ describe('Scanner: licence', function () {
     assert.deepEqual(JSON.parse(JSON.stringify(r)), { ok: false, text: null, format: null, via: 'none', elapsed_ms: 0, error: 'feature_not_licensed', gs1: null, fields: {} });
     assert.equal(s.decodeSync(png).error, 'feature_not_licensed');
     assert.equal((await s.decodeAll(png)).error, 'feature_not_licensed');
+    const fr = s.frameReader();
+    assert.deepEqual(JSON.parse(JSON.stringify(await fr.push(png))),
+      { ok: false, text: null, format: null, via: 'none', elapsed_ms: 0, error: 'feature_not_licensed', gs1: null, frames_used: 0, new: false, fields: {} });
     await s.close();
+  });
+
+  it('frameReader: camera frames under the licence, each push a scan; frames_used, new and fields', async () => {
+    const s = new Scanner(makeKey(), { telemetry: false });
+    const fr = s.frameReader({ format: 'QRCode' });
+    const png = await qrPng('frame by frame');
+    const a = await fr.push(png);
+    const b = await fr.push(png);
+    assert.deepEqual([a.ok, a.text, a.frames_used, a.new, b.new], [true, 'frame by frame', 1, true, false]);
+    assert.deepEqual(a.fields, {});
+    assert.equal(a.field('01'), null);
+    fr.reset();
+    assert.equal((await fr.push(png)).new, true);
+    await s.close();
+    await assert.rejects(fr.push(png), /closed/);
   });
 
   it('answers license_expired:renew_required when grace ends while it runs', async () => {

@@ -54,8 +54,12 @@ describe('live socket /v1/live', function () {
     for (const a of r.answers) {
       assert.equal(a.ok, true, JSON.stringify(a));
       assert.equal(a.text, 'Hello from DotCode Reader');
-      assert.deepEqual(Object.keys(a), ['ok', 'text', 'format', 'via', 'elapsed_ms', 'error', 'gs1']);
+      // SPEC 2.1 plus the socket's FrameReader (docs/api.md): frames_used, new
+      assert.deepEqual(Object.keys(a), ['ok', 'text', 'format', 'via', 'elapsed_ms', 'error', 'gs1', 'frames_used', 'new']);
+      assert.equal(a.frames_used, 1, 'each frame reads the clean sample alone');
     }
+    // the symbol stays in view: reported new once, not per frame
+    assert.deepEqual(r.answers.map((a) => a.new), [true, false, false]);
     assert.equal(await used(c.id), 3);
   });
 

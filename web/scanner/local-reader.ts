@@ -5,10 +5,12 @@
 // message, so the page treats both paths alike. Where WebAssembly is missing or a module does not
 // load, load() rejects and the page keeps sending frames over the socket.
 //
+// DotCode frames go through the module's video fusion (the same as the SDK's FrameReader): a
+// symbol that no single frame shows whole (glare sliding over it) is read from several frames.
 // The reads run on the page's thread: a 1280-pixel frame takes tens of milliseconds, one frame
 // at a time, a few per second (the page's frame pacing), which leaves the page responsive.
 import { prepareZXingModule, readBarcodes, type ReaderOptions } from 'zxing-wasm/reader';
-import { WasmDotCodeReader } from '../../lib/engine/wasm-module';
+import { WasmDotCodeReader, type WasmFrameFusion } from '../../lib/engine/wasm-module';
 import { parseGs1 } from '../../lib/gs1';
 
 export const DOTCODE_WASM_URL = '/scanner/wasm/dotcode_reader.wasm';
@@ -17,6 +19,8 @@ export const ZXING_WASM_URL = '/scanner/wasm/zxing_reader.wasm';
 export interface LocalResult {
   type: 'result'; ok: boolean; text: string | null; format: string | null; via: string;
   elapsed_ms: number; error: string | null; gs1: ReturnType<typeof parseGs1> | null;
+  /** 1: this frame alone read it; more: DotCode read from that many frames fused (docs/engine.md, "Video"). */
+  frames_used?: number;
 }
 
 const ZXING_OPTIONS: ReaderOptions = {
@@ -26,6 +30,8 @@ const ZXING_OPTIONS: ReaderOptions = {
 };
 
 let dotcode: WasmDotCodeReader | null = null;
+/** The camera stream's video fusion: DotCode tracked over frames, read from them together. */
+let fusion: WasmFrameFusion | null = null;
 let loading: Promise<void> | null = null;
 let zxing: Promise<unknown> | null = null;
 
@@ -106,11 +112,12 @@ export async function decodeFrame(img: ImageData): Promise<LocalResult> {
   const done = (r: Omit<LocalResult, 'type' | 'elapsed_ms'>): LocalResult => ({ type: 'result', ...r, elapsed_ms: Math.round((performance.now() - t0) * 100) / 100 });
   if (!dotcode) return done({ ok: false, text: null, format: null, via: 'none', error: 'decode_error:internal:not_loaded', gs1: null });
   try {
-    const reads = dotcode.readImageSync(grey(img), img.width, img.height, { maxSymbols: 1 });
-    if (reads.length) {
-      const r = reads[0];
+    fusion ??= dotcode.createFrameFusion(12);
+    const push = await dotcode.pushFrame(fusion, grey(img), img.width, img.height, { maxSymbols: 1 });
+    if (push.reads.length) {
+      const r = push.reads[0];
       const text = dotcodeText(r.bytes, r.eciSegments);
-      return done({ ok: true, text, format: 'DotCode', via: r.via, error: null, gs1: gs1For(text, r.gs1, r.symbologyId) });
+      return done({ ok: true, text, format: 'DotCode', via: r.via, error: null, gs1: gs1For(text, r.gs1, r.symbologyId), frames_used: r.framesUsed });
     }
   } catch {
     // a failed DotCode read leaves the other readers their chance, as in the engine

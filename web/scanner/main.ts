@@ -71,6 +71,8 @@ interface Gs1 { is_gs1: boolean; fields: Record<string, string>; elements: Gs1El
 interface ResultMsg {
   type: 'result'; ok: boolean; text: string | null; format: string | null; via: string;
   elapsed_ms: number; error: string | null; gs1: Gs1 | null;
+  /** From the server's FrameReader: frames whose values were fused for this read, and whether the symbol just came into view. */
+  frames_used?: number; new?: boolean;
 }
 interface ReadyMsg {
   type: 'ready';
@@ -493,7 +495,9 @@ function onResult(r: ResultMsg): void {
   }
   el.videoWrap.classList.add('hit');
   const key = `${r.format}\u0000${r.text}`;
-  const isNew = key !== lastCodeKey || now - lastCodeSeenAt > SAME_CODE_HOLD_MS;
+  // The server's FrameReader says when a symbol came into view (one beep per symbol, however
+  // many frames read it); on-device reads fall back to "not the code of the last moments".
+  const isNew = typeof r.new === 'boolean' ? r.new : key !== lastCodeKey || now - lastCodeSeenAt > SAME_CODE_HOLD_MS;
   lastCodeKey = key;
   lastCodeSeenAt = now;
   if (!isNew) return; // the same code held in view: no second beep, no re-render

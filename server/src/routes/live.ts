@@ -3,7 +3,9 @@
 // Each binary message is one image (JPEG; PNG also accepted) and gets exactly one JSON answer,
 // in the order the frames came; frames wait and are dropped ({ok:false, error:"frame_dropped"},
 // never decoded or charged) by the one rule of server/src/frames.ts, with `liveMaxQueued` waiting.
-// Each decoded frame costs one scan (server/src/metering.ts). When the quota is spent
+// Each socket reads its frames through one FrameReader (docs/engine.md, "Video: FrameReader"):
+// DotCode is tracked and fused over the frames, and each answer also carries `frames_used` and
+// `new`. Each decoded frame costs one scan (server/src/metering.ts). When the quota is spent
 // the answer says so and the socket closes with 4402; a missing or wrong key closes with 4401.
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
@@ -12,6 +14,7 @@ import type { AppDeps, ServerModule } from '../app';
 import { authenticate, rateLimit } from './auth';
 import { checkImage, parseDecodeQuery, reserveAndDecode, type DecodeParams } from '../metering';
 import { FrameQueue, type FrameAnswer } from '../frames';
+import type { FrameSession } from '../engine';
 import type { Customer } from '../store/types';
 import { StoreUnavailableError } from '../store/types';
 
@@ -26,8 +29,10 @@ export const CLOSE_TRY_LATER = 1013;
 /** One /v1/live socket of one customer: frames through the shared frame queue into metered decoding. */
 class LiveSession {
   private readonly frames: FrameQueue<Buffer>;
+  private readonly reader: FrameSession;
 
   constructor(ws: WebSocket, private deps: AppDeps, private customer: Customer, private params: DecodeParams) {
+    this.reader = deps.engine.frames({ format: params.format, gs1: params.gs1, speed: params.speed });
     this.frames = new FrameQueue<Buffer>({
       maxWaiting: deps.config.liveMaxQueued,
       decode: (bytes) => this.decodeOne(bytes),
@@ -38,7 +43,10 @@ class LiveSession {
     });
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     // frames still waiting when the client goes are never decoded, so never charged
-    ws.on('close', () => this.frames.stop());
+    ws.on('close', () => {
+      this.frames.stop();
+      this.reader.close();
+    });
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {
@@ -52,7 +60,7 @@ class LiveSession {
   private async decodeOne(bytes: Buffer): Promise<FrameAnswer> {
     try {
       checkImage(this.deps, bytes);
-      const { result } = await reserveAndDecode(this.deps, this.customer, bytes, this.params, 'live');
+      const { result } = await reserveAndDecode(this.deps, this.customer, bytes, this.params, 'live', undefined, this.reader);
       this.deps.metrics.liveFrames.inc({ outcome: 'decoded' });
       return { body: { ...result } };
     } catch (err) {

@@ -15,6 +15,7 @@ export const scannerModule: ServerModule = {
       store: deps.store,
       trustedKeys: () => deps.supplier.trusted(),
       decode: (bytes, options, tenant) => deps.engine.decode(bytes, options, tenant),
+      frames: (options) => deps.engine.frames(options),
       now: deps.now,
       maxWaitingFrames: deps.config.liveMaxQueued,
       log: deps.logger,

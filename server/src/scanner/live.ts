@@ -23,7 +23,8 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, WebSocket, RawData } from 'ws';
 import { checkEntitlement, GRACE_SECONDS, licenseState, type EntitlementCode, type LicensePayload, type TrustedKey } from 'dotcode-sdk/license';
-import { FORMATS, MAX_IMAGE_BYTES, type DecodeOptions, type DecodeResult, type Format } from 'dotcode-sdk/engine';
+import { FORMATS, MAX_IMAGE_BYTES, type DecodeOptions, type DecodeResult, type Format, type FrameReaderOptions } from 'dotcode-sdk/engine';
+import type { FrameSession } from '../engine';
 import type { Store } from '../store/types';
 import { FrameQueue, type FrameAnswer } from '../frames';
 
@@ -53,6 +54,8 @@ export interface ScannerDeps {
   trustedKeys: () => readonly TrustedKey[];
   /** The engine's decode (lib/engine through the server's engine seam). */
   decode: (bytes: Buffer, options: DecodeOptions, tenant?: string) => Promise<DecodeResult>;
+  /** A FrameReader per socket (DotCode fused over frames; answers carry frames_used and new). Without it each frame is decoded alone. */
+  frames?: (options: FrameReaderOptions) => FrameSession;
   /** Clock in ms (tests of lease expiry pass their own). */
   now?: () => number;
   leaseMs?: number;
@@ -112,6 +115,8 @@ class ScannerSession {
   private flushes = 0;
   private lastText: string | null = null;
   private lastTextAt = 0;
+  /** This socket's FrameReader, made once the hello names the format. */
+  private reader: FrameSession | null = null;
 
   constructor(private readonly ws: WebSocket, req: IncomingMessage, private readonly deps: ScannerDeps,
     private readonly now: () => number, private readonly leaseMs: number) {
@@ -237,10 +242,16 @@ class ScannerSession {
         this.refuse({ code: 4409, error: 'seat_limit_reached', message: MESSAGES.seatsFull });
         return null;
       }
-      const result = await this.deps.decode(frame, { format: this.format, gs1: 'auto' }, `licence:${this.license.lid}`);
+      const tenant = `licence:${this.license.lid}`;
+      if (!this.reader && this.deps.frames) this.reader = this.deps.frames({ format: this.format, gs1: 'auto' });
+      const result: DecodeResult & { new?: boolean } = this.reader
+        ? await this.reader.push(frame, tenant)
+        : await this.deps.decode(frame, { format: this.format, gs1: 'auto' }, tenant);
       if (result.ok && result.text !== null) {
         const t = this.now();
-        if (result.text !== this.lastText || t - this.lastTextAt > SAME_CODE_MS) this.reads++;
+        // a read is a symbol new in view (the FrameReader says so; else the same text within a moment is the same read)
+        const isNew = result.new ?? (result.text !== this.lastText || t - this.lastTextAt > SAME_CODE_MS);
+        if (isNew) this.reads++;
         this.lastText = result.text;
         this.lastTextAt = t;
       }
@@ -254,6 +265,7 @@ class ScannerSession {
   private onClose(): void {
     this.closed = true;
     this.frames.stop();
+    this.reader?.close();
     clearTimeout(this.helloTimer);
     clearInterval(this.flushTimer);
     // The lease is kept (see the top of this file); only the last reads are written.
