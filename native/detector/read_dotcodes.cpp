@@ -254,6 +254,22 @@ void extentHypotheses(const LatticeFit& f, std::vector<Extent>& out) {
   }
 }
 
+// `e` when H+W is odd (a valid DotCode size); else one edge line was lost, and `e` one line longer
+// along its rows (growRows) or its columns, at either end, are the two candidates.
+template <class Push>
+void withOddSize(const Extent& e, bool growRows, Push&& push) {
+  if (((e.rows + e.cols) & 1) == 1) {
+    push(e);
+    return;
+  }
+  Extent e1 = e, e2 = e;
+  (growRows ? e1.rows : e1.cols) += 1;
+  (growRows ? e2.rows : e2.cols) += 1;
+  (growRows ? e2.rowMin : e2.colMin) -= 1;
+  push(e1);
+  push(e2);
+}
+
 // The extents an extended lattice's line ends allow (extendLattice), after the ones already in
 // `out`: every combination of the sides' candidate ends, a short side made odd both ways.
 void endHypotheses(const LineEnds& ends, std::vector<Extent>& out) {
@@ -270,17 +286,7 @@ void endHypotheses(const LineEnds& ends, std::vector<Extent>& out) {
               if (y.rowMin == x.rowMin && y.rows == x.rows && y.colMin == x.colMin && y.cols == x.cols) return;
             if (out.size() < kMaxHypotheses) out.push_back(x);
           };
-          if (((e.rows + e.cols) & 1) == 1) {
-            push(e);
-          } else {  // one edge line lost: the shorter side one longer, at either end
-            const bool growRows = e.rows <= e.cols;
-            Extent e1 = e, e2 = e;
-            (growRows ? e1.rows : e1.cols) += 1;
-            (growRows ? e2.rows : e2.cols) += 1;
-            (growRows ? e2.rowMin : e2.colMin) -= 1;
-            push(e1);
-            push(e2);
-          }
+          withOddSize(e, e.rows <= e.cols, push);  // (a lost line: the shorter side one longer)
         }
 }
 
@@ -300,18 +306,10 @@ void shortBands(const LatticeFit& f, bool alongCols, std::vector<Extent>& out) {
       Extent e{f.rowMin, H, f.colMin, W};
       (alongCols ? e.rowMin : e.colMin) = shortMin + off;
       (alongCols ? e.rows : e.cols) = h;
-      if (((e.rows + e.cols) & 1) == 1) {
-        out.push_back(e);
+      withOddSize(e, !alongCols, [&](const Extent& x) {  // (a lost end line: the long side one longer)
+        out.push_back(x);
         ++added;
-      } else {  // the long side one short (a lost end line), either end
-        Extent e1 = e, e2 = e;
-        (alongCols ? e1.cols : e1.rows) += 1;
-        (alongCols ? e2.cols : e2.rows) += 1;
-        (alongCols ? e2.colMin : e2.rowMin) -= 1;
-        out.push_back(e1);
-        out.push_back(e2);
-        added += 2;
-      }
+      });
     }
 }
 
@@ -325,11 +323,11 @@ constexpr int kMaxExtendedLattices = 8;
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
 constexpr double kPeaksPixelsDark = 160000;
-constexpr double kSpillPixels = 320000;
+constexpr double kSpillPixels = 320000;  // light lattices cut by their region's border, read whole
 // Light lattices with modules under kFinePitch px are read again at twice the size (upsampledPeaks).
 constexpr float kFinePitch = 2.6f;
 constexpr size_t kMaxFineCrops = 2;
-constexpr double kFinePixels = 100000;  // light lattices cut by their region's border, read whole
+constexpr double kFinePixels = 100000;
 // At most this many regions per polarity (the likelier first), and the half-resolution search
 // only on regions of at least kHalfMin pixels a side (a symbol of dots 4+ px wide is larger).
 constexpr int kPeaksRegions = 14;
@@ -995,17 +993,8 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
           Extent e{f.rowMin, H, f.colMin, W};
           (alongCols ? e.colMin : e.rowMin) = a;
           (alongCols ? e.cols : e.rows) = b - a + 1;
-          // H+W must be odd: else the short side is one short (a lost edge line), either end
-          if (((e.rows + e.cols) & 1) == 1) {
-            hyps.push_back(e);
-          } else {
-            Extent e1 = e, e2 = e;
-            (alongCols ? e1.rows : e1.cols) += 1;
-            (alongCols ? e2.rows : e2.cols) += 1;
-            (alongCols ? e2.rowMin : e2.colMin) -= 1;
-            hyps.push_back(e1);
-            hyps.push_back(e2);
-          }
+          // (a lost edge line: the short side one longer)
+          withOddSize(e, alongCols, [&](const Extent& x) { hyps.push_back(x); });
         }
     }
     if (reach) shortBands(f, alongCols, hyps);
