@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <initializer_list>
 
 #include "detector/dotcode_reader.h"
 #include "detector/frame_fusion.h"
@@ -282,41 +284,52 @@ Napi::Value InspectImageSync(const Napi::CallbackInfo& info) {
 }
 
 // Runs the detector on the libuv pool; keeps a reference to the pixel buffer while it works.
-class ReadImageWorker : public Napi::AsyncWorker {
+// Runs `work` on a libuv thread and settles a promise with `toJs` of its result (a thrown C++
+// exception becomes decode_error:native:...). `keep` stays referenced until then: the grey plane,
+// and for a fusion push its handle.
+template <class Result>
+class PromiseWorker : public Napi::AsyncWorker {
  public:
-  ReadImageWorker(Napi::Env env, Napi::Uint8Array grey, const ImageArgs& args)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), args_(args) {
-    greyRef_ = Napi::Persistent(grey);
+  using Work = std::function<Result()>;
+  using ToJs = std::function<Napi::Value(Napi::Env, const Result&)>;
+  PromiseWorker(Napi::Env env, std::initializer_list<Napi::Value> keep, Work work, ToJs toJs)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), work_(std::move(work)), toJs_(std::move(toJs)) {
+    for (const Napi::Value& v : keep) kept_.push_back(Napi::Persistent(v));
   }
-  Napi::Promise promise() { return deferred_.Promise(); }
+  // Queues the worker (which deletes itself when done) and returns its promise.
+  Napi::Promise start() {
+    Napi::Promise promise = deferred_.Promise();
+    Queue();
+    return promise;
+  }
 
   void Execute() override {
     try {
-      results_ = dc::readDotCodes(args_.image, args_.options);
+      result_ = work_();
     } catch (const std::exception& e) {
       SetError(std::string("decode_error:native:") + e.what());
     } catch (...) {
       SetError("decode_error:native:unknown");
     }
   }
-  void OnOK() override { deferred_.Resolve(readResultsToJs(Env(), results_)); }
+  void OnOK() override { deferred_.Resolve(toJs_(Env(), result_)); }
   void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
  private:
   Napi::Promise::Deferred deferred_;
-  Napi::Reference<Napi::Uint8Array> greyRef_;
-  ImageArgs args_;
-  std::vector<dc::ReadResult> results_;
+  std::vector<Napi::Reference<Napi::Value>> kept_;
+  Work work_;
+  ToJs toJs_;
+  Result result_{};
 };
 
 Napi::Value ReadImage(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ImageArgs args;
   if (!parseImageArgs(info, args)) return env.Null();
-  auto* worker = new ReadImageWorker(env, info[0].As<Napi::Uint8Array>(), args);
-  Napi::Promise promise = worker->promise();
-  worker->Queue();
-  return promise;
+  return (new PromiseWorker<std::vector<dc::ReadResult>>(
+              env, {info[0]}, [args] { return dc::readDotCodes(args.image, args.options); }, readResultsToJs))
+      ->start();
 }
 
 // Video fusion (detector/frame_fusion.h): createFrameFusion(maxFrames) -> handle;
@@ -361,36 +374,6 @@ Napi::Object framePushToJs(Napi::Env env, const dc::FramePush& push) {
   return o;
 }
 
-class PushFrameWorker : public Napi::AsyncWorker {
- public:
-  PushFrameWorker(Napi::Env env, Napi::External<dc::FrameFusion> handle, Napi::Uint8Array grey, dc::FrameFusion* fusion, const ImageArgs& args)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), fusion_(fusion), args_(args) {
-    greyRef_ = Napi::Persistent(grey);
-    handleRef_ = Napi::Persistent(handle);
-  }
-  Napi::Promise promise() { return deferred_.Promise(); }
-
-  void Execute() override {
-    try {
-      push_ = fusion_->push(args_.image, args_.options);
-    } catch (const std::exception& e) {
-      SetError(std::string("decode_error:native:") + e.what());
-    } catch (...) {
-      SetError("decode_error:native:unknown");
-    }
-  }
-  void OnOK() override { deferred_.Resolve(framePushToJs(Env(), push_)); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  Napi::Reference<Napi::Uint8Array> greyRef_;
-  Napi::Reference<Napi::External<dc::FrameFusion>> handleRef_;  // keeps the fusion alive while the worker uses it
-  dc::FrameFusion* fusion_;
-  ImageArgs args_;
-  dc::FramePush push_;
-};
-
 // pushFrame(handle, grey, width, height[, options]): the image arguments as readImage's, after the handle.
 Napi::Value PushFrame(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -398,10 +381,9 @@ Napi::Value PushFrame(const Napi::CallbackInfo& info) {
   if (!fusion) return env.Null();
   ImageArgs args;
   if (!parseImageArgs(info, args, 1)) return env.Null();
-  auto* worker = new PushFrameWorker(env, info[0].As<Napi::External<dc::FrameFusion>>(), info[1].As<Napi::Uint8Array>(), fusion, args);
-  Napi::Promise promise = worker->promise();
-  worker->Queue();
-  return promise;
+  return (new PromiseWorker<dc::FramePush>(
+              env, {info[0], info[1]}, [fusion, args] { return fusion->push(args.image, args.options); }, framePushToJs))
+      ->start();
 }
 
 Napi::Value ResetFrameFusion(const Napi::CallbackInfo& info) {
