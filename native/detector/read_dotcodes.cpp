@@ -350,20 +350,29 @@ constexpr int kReach = 24;
 // the lattice that holds a clear dot (sampled value >= 0.7) followed by one without, at most
 // kMaxEnds per side, nearest first. `all` is sampled from (r0, c0).
 constexpr int kMaxEnds = 3;
+// The strongest presence on grid line k (a column when alongCols, else a row) within the
+// lattice's short side; -1 where the line leaves the sampled grid.
+float linePresence(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int k) {
+  const int from = alongCols ? f.rowMin : f.colMin, to = alongCols ? f.rowMax : f.colMax;
+  float most = 0;
+  for (int t = from; t <= to; ++t) {
+    const int r = alongCols ? t : k, c = alongCols ? k : t;
+    if (((r + c) & 1) != parity) continue;
+    const int ar = r - r0, ac = c - c0;
+    if (ar < 0 || ac < 0 || ar >= all.rows || ac >= all.cols) return -1;
+    most = std::max(most, all.at(ar, ac));
+  }
+  return most;
+}
+
+// A line past a candidate end whose strongest position reaches this may be the symbol's own faint
+// edge line (a dot counts from 0.7).
+constexpr float kFaintEndDot = 0.3f;
+
 void candidateEnds(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int dir,
                    std::vector<int>& ends) {
   ends.clear();
-  auto lineHasDot = [&](int k) {
-    const int from = alongCols ? f.rowMin : f.colMin, to = alongCols ? f.rowMax : f.colMax;
-    for (int t = from; t <= to; ++t) {
-      const int r = alongCols ? t : k, c = alongCols ? k : t;
-      if (((r + c) & 1) != parity) continue;
-      const int ar = r - r0, ac = c - c0;
-      if (ar < 0 || ac < 0 || ar >= all.rows || ac >= all.cols) return false;
-      if (all.at(ar, ac) >= 0.7f) return true;
-    }
-    return false;
-  };
+  auto lineHasDot = [&](int k) { return linePresence(all, r0, c0, parity, f, alongCols, k) >= 0.7f; };
   const int edge = alongCols ? (dir < 0 ? f.colMin : f.colMax) : (dir < 0 ? f.rowMin : f.rowMax);
   bool prev = lineHasDot(edge + dir);
   for (int k = edge + dir; std::abs(k - edge) <= kReach - 1 && static_cast<int>(ends.size()) < kMaxEnds; k += dir) {
@@ -995,6 +1004,16 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
           (alongCols ? e.cols : e.rows) = b - a + 1;
           // (a lost edge line: the short side one longer)
           withOddSize(e, alongCols, [&](const Extent& x) { hyps.push_back(x); });
+          // ... or the long side one longer where the line past an end holds a dot too faint to
+          // count (glare or blur over the symbol's end)
+          if (((e.rows + e.cols) & 1) == 0)
+            for (int end : {a - 1, b + 1}) {
+              if (linePresence(all, r0, c0, cand.ctx.parity, f, alongCols, end) < kFaintEndDot) continue;
+              Extent x = e;
+              (alongCols ? x.cols : x.rows) += 1;
+              if (end < a) (alongCols ? x.colMin : x.rowMin) -= 1;
+              hyps.push_back(x);
+            }
         }
     }
     if (reach) shortBands(f, alongCols, hyps);
