@@ -3,6 +3,8 @@
 // when it found nothing. Work per image is bounded by ReadOptions.timeBudgetMs and by caps on
 // the number of runs, blobs, clusters and lattice dots.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <cmath>
 
@@ -270,6 +272,25 @@ void withOddSize(const Extent& e, bool growRows, Push&& push) {
   push(e2);
 }
 
+// The windows of an extent cut short by 2, 4 or 6 lines at one end of a side (an even cut keeps
+// H+W odd), down to the smallest symbol side (5).
+std::vector<Extent> shorterWindows(const Extent& e) {
+  std::vector<Extent> out;
+  constexpr int kCuts[] = {0, 2, 4, 6};
+  for (int alongCols = 0; alongCols < 2; ++alongCols)
+    for (int lo : kCuts)
+      for (int hi : kCuts) {
+        Extent x = e;
+        int& start = alongCols ? x.colMin : x.rowMin;
+        int& len = alongCols ? x.cols : x.rows;
+        if ((lo == 0) == (hi == 0) || len - lo - hi < 5) continue;
+        start += lo;
+        len -= lo + hi;
+        out.push_back(x);
+      }
+  return out;
+}
+
 // The extents an extended lattice's line ends allow (extendLattice), after the ones already in
 // `out`: every combination of the sides' candidate ends, a short side made odd both ways.
 void endHypotheses(const LineEnds& ends, std::vector<Extent>& out) {
@@ -348,8 +369,10 @@ constexpr int kReach = 24;
 // Where the symbol may end along its long axis beyond the lattice's dots (glare, blur or a crease
 // can stop the lattice's growth short of the symbol's end): every grid line up to kReach beyond
 // the lattice that holds a clear dot (sampled value >= 0.7) followed by one without, at most
-// kMaxEnds per side, nearest first. `all` is sampled from (r0, c0).
+// kMaxEnds per side, nearest first; then the same with faint dots (>= 0.5: the symbol's last
+// lines under glare or blur), the ends not found already. `all` is sampled from (r0, c0).
 constexpr int kMaxEnds = 3;
+constexpr float kEndDotLevels[] = {0.7f, 0.5f};
 // The strongest presence on grid line k (a column when alongCols, else a row) within the
 // lattice's short side; -1 where the line leaves the sampled grid.
 float linePresence(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int k) {
@@ -372,13 +395,19 @@ constexpr float kFaintEndDot = 0.3f;
 void candidateEnds(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int dir,
                    std::vector<int>& ends) {
   ends.clear();
-  auto lineHasDot = [&](int k) { return linePresence(all, r0, c0, parity, f, alongCols, k) >= 0.7f; };
   const int edge = alongCols ? (dir < 0 ? f.colMin : f.colMax) : (dir < 0 ? f.rowMin : f.rowMax);
-  bool prev = lineHasDot(edge + dir);
-  for (int k = edge + dir; std::abs(k - edge) <= kReach - 1 && static_cast<int>(ends.size()) < kMaxEnds; k += dir) {
-    const bool next = lineHasDot(k + dir);
-    if (prev && !next) ends.push_back(k);
-    prev = next;
+  for (float level : kEndDotLevels) {
+    auto lineHasDot = [&](int k) { return linePresence(all, r0, c0, parity, f, alongCols, k) >= level; };
+    bool prev = lineHasDot(edge + dir);
+    int found = 0;
+    for (int k = edge + dir; std::abs(k - edge) <= kReach - 1 && found < kMaxEnds; k += dir) {
+      const bool next = lineHasDot(k + dir);
+      if (prev && !next) {
+        ++found;
+        if (std::find(ends.begin(), ends.end(), k) == ends.end()) ends.push_back(k);
+      }
+      prev = next;
+    }
   }
 }
 
@@ -996,6 +1025,17 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       candidateEnds(all, r0, c0, cand.ctx.parity, f, alongCols, 1, hi);
       lo.insert(lo.begin(), alongCols ? f.colMin : f.rowMin);
       hi.insert(hi.begin(), alongCols ? f.colMax : f.rowMax);
+      if (getenv("ENDS")) {
+        fprintf(stderr, "ENDS %s lattice r%d..%d c%d..%d alongCols %d lo:", pass.via, f.rowMin, f.rowMax, f.colMin, f.colMax, alongCols);
+        for (int a : lo) fprintf(stderr, " %d", a);
+        fprintf(stderr, " hi:");
+        for (int b : hi) fprintf(stderr, " %d", b);
+        fprintf(stderr, "\n");
+        for (int k = (alongCols ? c0 : r0); k < (alongCols ? c0 + nc : r0 + nr); ++k) {
+          PointF q = cand.mapper.map(float(alongCols ? f.rowMin : k), float(alongCols ? k : f.colMin));
+          fprintf(stderr, "  line %d %.2f at %.1f,%.1f\n", k, linePresence(all, r0, c0, cand.ctx.parity, f, alongCols, k), q.x / frame.scale + frame.ox, q.y / frame.scale + frame.oy);
+        }
+      }
       for (int a : lo)
         for (int b : hi) {
           if (a == lo[0] && b == hi[0]) continue;  // the lattice's own box: tried above
@@ -1017,14 +1057,28 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
         }
     }
     if (reach) shortBands(f, alongCols, hyps);
+    // The grid of an extent (a window of `all`), decoded; when the soft grid is refused and holds
+    // weak values, the same grid thresholded at 0.5 (hard decisions: an erasure costs a check
+    // word even where its side of 0.5 was right, which tips symbols near their correction
+    // limit), under the decoder's unchanged safety rules.
+    auto decodeExtent = [&](const Extent& e, DotGrid& g) -> std::optional<DotCodeSymbol> {
+      g.rows = e.rows;
+      g.cols = e.cols;
+      g.value.resize(static_cast<size_t>(e.rows) * e.cols);
+      for (int r = 0; r < e.rows; ++r)
+        for (int c = 0; c < e.cols; ++c) g.value[static_cast<size_t>(r) * e.cols + c] = all.at(e.rowMin - r0 + r, e.colMin - c0 + c);
+      std::optional<DotCodeSymbol> sym = decodeDotGrid(g);
+      if (sym) return sym;
+      bool soft = false;
+      for (float& v : g.value)
+        if (v > 0.5f - 0.15f && v < 0.5f + 0.15f) {
+          soft = true;
+          v = v > 0.5f ? 1.0f : 0.0f;
+        }
+      return soft ? decodeDotGrid(g) : std::nullopt;
+    };
     for (const Extent& e : hyps) {
       if (Clock::now() > deadline) return -1;
-      grid.rows = e.rows;
-      grid.cols = e.cols;
-      grid.value.resize(static_cast<size_t>(e.rows) * e.cols);
-      for (int r = 0; r < e.rows; ++r)
-        for (int c = 0; c < e.cols; ++c)
-          grid.value[static_cast<size_t>(r) * e.cols + c] = all.at(e.rowMin - r0 + r, e.colMin - c0 + c);
       TraceHypothesis* th = nullptr;
       if (options.trace && options.trace->hypotheses.size() < DetectorTrace::kMaxHypotheses && !options.trace->passes.empty()) {
         options.trace->hypotheses.emplace_back();
@@ -1033,29 +1087,30 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
         th->lattice = static_cast<int>(options.trace->passes.back().lattices.size()) - 1;
         th->rows = e.rows;
         th->cols = e.cols;
-        th->values = grid.value;
         cornersOf(cand.mapper, e, frame, 0, th->corners);
         th->outcome = "refused";
       }
-      std::optional<DotCodeSymbol> sym = decodeDotGrid(grid);
-      if (!sym) {
-        // Hard decisions: an erasure costs a check word even where its side of 0.5 was right,
-        // which tips symbols near their correction limit. The same grid thresholded at 0.5 is
-        // one more hypothesis under the decoder's unchanged safety rules.
-        bool soft = false;
-        for (float& v : grid.value)
-          if (v > 0.5f - 0.15f && v < 0.5f + 0.15f) {
-            soft = true;
-            v = v > 0.5f ? 1.0f : 0.0f;
-          }
-        if (soft) sym = decodeDotGrid(grid);
-      }
+      std::optional<DotCodeSymbol> sym = decodeExtent(e, grid);
+      if (th) th->values = grid.value;
       if (!sym) continue;
+      // A grid a few lines longer than the symbol at one end (an extent reaching past its quiet
+      // zone) decodes to a wrong text far too often, a grid a few lines shorter never (measured:
+      // bench/RESULTS.md). So a read whose window, cut short by 2, 4 or 6 lines at its ends,
+      // still decodes was an extension of that shorter symbol: the shortest such cut is read.
+      Extent read = e;
+      DotGrid cut;
+      for (const Extent& x : shorterWindows(e)) {
+        std::optional<DotCodeSymbol> inner = decodeExtent(x, cut);
+        if (inner && x.rows * x.cols < read.rows * read.cols) {
+          sym = std::move(inner);
+          read = x;
+        }
+      }
       if (th) th->outcome = "decoded";
       ReadResult r;
       r.symbol = std::move(*sym);
       r.via = pass.via;
-      cornersOf(cand.mapper, e, frame, r.symbol.orientation, r.corners);
+      cornersOf(cand.mapper, read, frame, r.symbol.orientation, r.corners);
       results.push_back(std::move(r));
       if (sampledIndex >= 0) (*options.sampled)[sampledIndex].result = static_cast<int>(results.size()) - 1;
       return 1;
