@@ -325,10 +325,13 @@ void shortBands(const LatticeFit& f, bool alongCols, std::vector<Extent>& out) {
 // 720p frames 4% of their work (callgrind, five frames: 1387M -> 1326M instructions).
 constexpr int kMaxExtendedLattices = 8;
 
-// The deblurred pass: at most 2 regions of at most 300k pixels (a 512x512 transform). Its
-// estimate must show a blur edge: an autocorrelation minimum of at least 0.15 (0.19-0.58 on the
-// heavy blur renders) over at least 4 px (a disc of radius 2, a streak of 4 px); the Wiener filter's
-// regularisation 0.01 reads both the true and the estimated kernels (0.03 loses a sample).
+// The deblurred pass: one region per image of at most 300k pixels (a transform of at most 1024 x
+// 512). The cues that pick it: a structure tensor eigenvalue ratio over 2.5 (motion: 3.3-9.1 on
+// the heavy blur renders, 1.0-1.6 on most text and texture) or edges over 2.5 px wide (defocus:
+// 2.8-6.9). Its estimate must show a blur edge: an autocorrelation minimum of at least 0.15
+// (0.22-0.60 on the renders) over at least 5 px (a disc of radius 2.5, a streak of 5 px: the
+// empty 720p frames' regions show 3.4-4.2); the Wiener filter's regularisation 0.01 reads both
+// the true and the estimated kernels (0.03 loses a sample).
 constexpr double kDeblurPixels = 300000;
 constexpr float kMinBlurDepth = 0.15f;
 constexpr float kMinBlurExtent = 5.0f;
