@@ -5,6 +5,7 @@
 //   group_dots.cpp    dots -> clusters of similar, nearby dots (symbol candidates)
 //   fit_lattice.cpp   cluster -> checkerboard lattice, every dot given grid coordinates
 //   extend_lattice.cpp a lattice that did not read -> followed over the image past its growth
+//   deblur_region.cpp a heavily blurred region -> its blur estimated and deconvolved
 //   sample_grid.cpp   lattice -> homography (+ local residuals) -> DotGrid with confidences
 //   read_dotcodes.cpp passes, hypotheses (extent off by one), decodeDotGrid, results
 #pragma once
@@ -119,6 +120,25 @@ struct PeakWorkspace {
 };
 // Returns false when the peak cap was hit.
 bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, std::vector<Blob>& out);
+
+// The blur of a region (deblur_region.cpp): a motion streak (length px, angle rad) when the
+// gradient is strongly anisotropic, else a defocus disc (radius px). depth: how deep the
+// gradient's autocorrelation minimum is (0..1), the estimate's evidence.
+// measureBlurCues fills the cheap cues (one pass over the pixels): anisotropy (structure tensor
+// eigenvalue ratio; motion when it is strong, weakAngle the direction of the weak gradient) and edgeWidth (grey range over
+// the steepest slopes, px). estimateBlur then needs them.
+struct BlurEstimate {
+  bool motion = false;
+  float length = 0, angle = 0, radius = 0;
+  float anisotropy = 1, weakAngle = 0, edgeWidth = 0, depth = 0;
+};
+void measureBlurCues(const GreyImage& img, BlurEstimate& out);
+// False when the region is too small or shows no blur edge.
+bool estimateBlur(const GreyImage& img, BlurEstimate& out);
+// The region deconvolved by a Wiener filter with the estimated kernel (regularisation relative to
+// a kernel of unit sum), into buf; out views buf.
+void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,
+                  GreyImage& out);
 
 // A uniform-cell spatial index over blob centres. The centres are copied by build(): a blob moved
 // later is still found where it was.

@@ -49,6 +49,11 @@ const Pass kScaled = {"dotcode:scaled", true, 0.3f, 16};
 // levels the contrast; the adaptive threshold runs on it (the fast one finds thousands of noise
 // blobs in a high-pass image).
 const Pass kSharpenedAdaptive = {"dotcode:sharpened", true, 0.5f, 12};
+// deblurred: defocus and motion blur so strong that even the high-pass image holds too few
+// separate dots: the region's blur is estimated and deconvolved (deblur_region.cpp), and both
+// thresholds read the result.
+const Pass kDeblurredFast = {"dotcode:deblurred", true, 0.15f, 24};
+const Pass kDeblurredAdaptive = {"dotcode:deblurred", true, 0.5f, 12};
 // peaks: small dots (2-4 px per module) that touch their neighbours or stand only a few grey
 // levels out of their ground (tobacco packs: light dots on a small dark panel under cellophane).
 const Pass kPeaksLight = {"dotcode:peaks", false, 0, 4, true};
@@ -341,6 +346,20 @@ void shortBands(const LatticeFit& f, bool alongCols, std::vector<Extent>& out) {
 // 720p frames 4% of their work (callgrind, five frames: 1387M -> 1326M instructions).
 constexpr int kMaxExtendedLattices = 8;
 
+// The deblurred pass: one region per image of at most 300k pixels (a transform of at most 1024 x
+// 512). The cues that pick it: a structure tensor eigenvalue ratio over 2.5 (motion: 3.3-9.1 on
+// the heavy blur renders, 1.0-1.6 on most text and texture) or edges over 2.5 px wide (defocus:
+// 2.8-6.9). Its estimate must show a blur edge: an autocorrelation minimum of at least 0.15
+// (0.22-0.60 on the renders) over at least 5 px (a disc of radius 2.5, a streak of 5 px: the
+// empty 720p frames' regions show 3.4-4.2); the Wiener filter's regularisation 0.01 reads both
+// the true and the estimated kernels (0.03 loses a sample).
+constexpr double kDeblurPixels = 300000;
+constexpr float kMinBlurDepth = 0.15f;
+constexpr float kMinBlurExtent = 5.0f;
+constexpr float kWienerRegularisation = 0.01f;
+constexpr float kMotionAnisotropy = 2.5f;  // as in deblur_region.cpp
+constexpr float kBlurredEdgeWidth = 2.5f;
+
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
 constexpr double kPeaksPixelsDark = 160000;
@@ -631,6 +650,7 @@ class PassSchedule {
         &PassSchedule::adaptiveInverted,  // the same for light dots, where they looked lattice-like
         &PassSchedule::spilled,           // lattices cut by their region's border, read whole
         &PassSchedule::sharpened,         // dots blurred into chains: a high-pass image
+        &PassSchedule::deblurred,         // dots blurred into a smear: the blur estimated and undone
         &PassSchedule::peaks,             // small dots that touch or barely stand out (packs)
         &PassSchedule::upsampled,         // dots of 2-3 px: regions read at twice the size
         &PassSchedule::upsampledPeaks,    // light dots of under 2.6 px: lattice boxes at twice the size
@@ -806,6 +826,40 @@ class PassSchedule {
       const Frame f{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
       run(hp, kSharpenedAdaptive, f, unused_, false);
     }
+  }
+
+  // Heavy blur: the largest focus region that looks blurred (cheap cues: a strongly anisotropic
+  // gradient for motion, wide edges for defocus), its blur estimated and deconvolved. One region
+  // per image of at most kDeblurPixels, so an empty frame pays the cues and rarely one estimate.
+  void deblurred() {
+    int best = -1;
+    double bestArea = 0;
+    BlurEstimate blur;
+    for (size_t i = 0; i < focus_.size(); ++i) {
+      const Rect& r = focus_[i];
+      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > kDeblurPixels) continue;
+      BlurEstimate cues;
+      measureBlurCues(crop(r), cues);
+      const float score = std::max(cues.anisotropy / kMotionAnisotropy, cues.edgeWidth / kBlurredEdgeWidth);
+      PPROF("  deblur? region %d,%d-%d,%d anisotropy %.1f edge width %.1f\n", r.x0, r.y0, r.x1, r.y1, cues.anisotropy, cues.edgeWidth);
+      // the largest such region (a fragment of a blurred symbol looks as blurred as the symbol)
+      const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+      if (score > 1 && area > bestArea) bestArea = area, best = static_cast<int>(i), blur = cues;
+    }
+    if (best < 0 || found_ || stop_) return;
+    const Rect& r = focus_[best];
+    const GreyImage region = crop(r);
+    if (!estimateBlur(region, blur)) return;
+    PPROF("  deblur region %d,%d-%d,%d motion %d length %.1f angle %.0f radius %.1f depth %.2f\n", r.x0, r.y0, r.x1, r.y1,
+          blur.motion, blur.length, blur.angle * 57.3f, blur.radius, blur.depth);
+    // a blur edge too short to merge dots of a readable size, or no clear one
+    if (blur.depth < kMinBlurDepth || (blur.motion ? blur.length : 2 * blur.radius) < kMinBlurExtent) return;
+    GreyImage sharp;
+    std::vector<uint8_t> buf;
+    deblurRegion(region, blur, kWienerRegularisation, buf, sharp);
+    const Frame f{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
+    run(sharp, kDeblurredFast, f, unused_, false);
+    if (!found_ && !stop_) run(sharp, kDeblurredAdaptive, f, unused_, false);
   }
 
   // Small dots that touch or barely stand out (tobacco packs): response maxima, in the regions

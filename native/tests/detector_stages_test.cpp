@@ -582,3 +582,67 @@ TEST("detector stages: a lattice cut short is followed over the image to the sym
   REQUIRE(n >= 6);
   CHECK_EQ(exact, n);
 }
+
+namespace {
+
+// The camera's heavy blur on a rendered symbol: a defocus disc of `radius` px, or (length > 0) a
+// motion streak of `length` px at `angleDeg`, each as the mean over its samples; then noise of
+// 2 grey levels (a fixed seed).
+std::vector<uint8_t> cameraBlur(const std::vector<uint8_t>& img, int w, int h, double radius, double length, double angleDeg) {
+  std::vector<std::pair<double, double>> taps;
+  if (length > 0) {
+    const double a = angleDeg * 3.14159265358979 / 180;
+    const int n = static_cast<int>(std::ceil(2 * length));
+    for (int t = 0; t < n; ++t) {
+      const double u = (static_cast<double>(t) / (n - 1) - 0.5) * length;
+      taps.emplace_back(u * std::cos(a), u * std::sin(a));
+    }
+  } else {
+    const int R = static_cast<int>(std::ceil(radius));
+    for (int dy = -R; dy <= R; ++dy)
+      for (int dx = -R; dx <= R; ++dx)
+        if (dx * dx + dy * dy <= radius * radius) taps.emplace_back(dx, dy);
+  }
+  std::mt19937 rng(7);
+  std::normal_distribution<double> noise(0, 2);
+  std::vector<uint8_t> out(img.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      double sum = 0;
+      for (const auto& [dx, dy] : taps) {
+        const int xx = std::min(w - 1, std::max(0, static_cast<int>(std::lround(x + dx))));
+        const int yy = std::min(h - 1, std::max(0, static_cast<int>(std::lround(y + dy))));
+        sum += img[static_cast<size_t>(yy) * w + xx];
+      }
+      out[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(std::min(255.0, std::max(0.0, sum / taps.size() + noise(rng))));
+    }
+  return out;
+}
+
+}  // namespace
+
+// Defocus of 0.78 module radius and motion of 1.5 modules merge the dots into a smear no threshold,
+// high-pass or peak search splits; the deblurred pass estimates the blur and undoes it.
+TEST("detector: symbols under heavy defocus and motion blur are read (deblurred pass)") {
+  for (const bool motion : {false, true}) {
+    const auto [read, tried] = readScenes(
+        0, 5, [](const Matrix& mx) { return mx.rows * mx.cols <= 700; },
+        [motion](const Matrix& mx, int tried) {
+          RenderSpec s;
+          s.module = 8;
+          s.dot = 0.9;
+          s.angle = 17.0 + 31.0 * tried;
+          s.width = static_cast<int>(s.module * (std::max(mx.rows, mx.cols) + 8) * 1.45);
+          s.height = s.width;
+          const auto sharp = render(mx, s);
+          PackScene p;
+          p.w = s.width;
+          p.h = s.height;
+          p.img = cameraBlur(sharp, p.w, p.h, 0.78 * s.module, motion ? 1.5 * s.module : 0, 23.0 + 47.0 * tried);
+          return p;
+        });
+    std::cerr << "  heavy " << (motion ? "motion" : "defocus") << " blur: " << read << " of " << tried << " read\n";
+    REQUIRE(tried >= 4);
+    CHECK(read >= tried - 1);
+  }
+}
