@@ -1111,16 +1111,19 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
         }
     }
     if (reach) shortBands(f, alongCols, hyps);
-    // The grid of an extent (a window of `all`), decoded; when the soft grid is refused and holds
-    // weak values, the same grid thresholded at 0.5 (hard decisions: an erasure costs a check
-    // word even where its side of 0.5 was right, which tips symbols near their correction
-    // limit), under the decoder's unchanged safety rules.
-    auto decodeExtent = [&](const Extent& e, DotGrid& g) -> std::optional<DotCodeSymbol> {
+    // The grid of an extent: a window of `all`.
+    auto windowOf = [&](const Extent& e, DotGrid& g) {
       g.rows = e.rows;
       g.cols = e.cols;
       g.value.resize(static_cast<size_t>(e.rows) * e.cols);
       for (int r = 0; r < e.rows; ++r)
         for (int c = 0; c < e.cols; ++c) g.value[static_cast<size_t>(r) * e.cols + c] = all.at(e.rowMin - r0 + r, e.colMin - c0 + c);
+    };
+    // Decodes a grid; when the soft grid is refused and holds weak values, the same grid
+    // thresholded at 0.5 (hard decisions: an erasure costs a check word even where its side of
+    // 0.5 was right, which tips symbols near their correction limit), under the decoder's
+    // unchanged safety rules. The grid is left thresholded.
+    auto decodeSoftThenHard = [](DotGrid& g) -> std::optional<DotCodeSymbol> {
       std::optional<DotCodeSymbol> sym = decodeDotGrid(g);
       if (sym) return sym;
       bool soft = false;
@@ -1144,8 +1147,9 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
         cornersOf(cand.mapper, e, frame, 0, th->corners);
         th->outcome = "refused";
       }
-      std::optional<DotCodeSymbol> sym = decodeExtent(e, grid);
+      windowOf(e, grid);
       if (th) th->values = grid.value;
+      std::optional<DotCodeSymbol> sym = decodeSoftThenHard(grid);
       if (!sym) continue;
       // A grid a few lines longer than the symbol at one end (an extent reaching past its quiet
       // zone) decodes to a wrong text far too often, a grid a few lines shorter never (measured:
@@ -1154,7 +1158,8 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       Extent read = e;
       DotGrid cut;
       for (const Extent& x : shorterWindows(e)) {
-        std::optional<DotCodeSymbol> inner = decodeExtent(x, cut);
+        windowOf(x, cut);
+        std::optional<DotCodeSymbol> inner = decodeSoftThenHard(cut);
         if (inner && x.rows * x.cols < read.rows * read.cols) {
           sym = std::move(inner);
           read = x;
