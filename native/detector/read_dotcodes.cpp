@@ -1051,6 +1051,12 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::max(0.0, options.timeBudgetMs) * 1000));
   std::vector<Extent> hyps;
   DotGrid grid;
+  // Texts that lost to another window of the same lattice (see below): never reported from this
+  // image.
+  std::vector<std::string> ambiguousTexts;
+  auto isAmbiguous = [&](const std::string& text) {
+    return std::find(ambiguousTexts.begin(), ambiguousTexts.end(), text) != ambiguousTexts.end();
+  };
   // Samples the lattice's extent hypotheses and decodes them: 1 = read, 0 = not, -1 = out of time.
   auto attempt = [&](Candidate& cand, const Pass& pass, const Frame& frame, const LineEnds* ends) {
     extentHypotheses(cand.fit, hyps);
@@ -1151,20 +1157,45 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       if (th) th->values = grid.value;
       std::optional<DotCodeSymbol> sym = decodeSoftThenHard(grid);
       if (!sym) continue;
-      // A grid a few lines longer than the symbol at one end (an extent reaching past its quiet
-      // zone) decodes to a wrong text far too often, a grid a few lines shorter never (measured:
-      // bench/RESULTS.md). So a read whose window, cut short by 2, 4 or 6 lines at its ends,
-      // still decodes was an extension of that shorter symbol: the shortest such cut is read.
+      if (isAmbiguous(sym->bytes)) continue;
+      // A grid a few lines longer than a symbol (an extent reaching past its quiet zone) decodes
+      // to a wrong text about once in 25, and a noisy grid cut a few lines short sometimes
+      // decodes too. So the windows of this read cut short by 2, 4 or 6 lines at one end are
+      // decoded as well. Where they disagree, the text that needed the fewest corrections
+      // (2 x errors + erasures) is the symbol's, on the shortest window that reads it: a window
+      // misaligned with the symbol's codewords costs Reed-Solomon corrections that the aligned
+      // one does not need. A tie between different texts is refused. The texts that lost are
+      // never reported from this image.
+      auto cost = [](const DotCodeSymbol& s) { return 2 * s.errorsCorrected + s.erasuresCorrected; };
       Extent read = e;
+      int best = cost(*sym);
+      bool tie = false;
+      std::vector<std::string> losers;
       DotGrid cut;
       for (const Extent& x : shorterWindows(e)) {
         windowOf(x, cut);
         std::optional<DotCodeSymbol> inner = decodeSoftThenHard(cut);
-        if (inner && x.rows * x.cols < read.rows * read.cols) {
+        if (!inner || isAmbiguous(inner->bytes)) continue;
+        const int c = cost(*inner);
+        if (inner->bytes == sym->bytes) {
+          if (c <= best && x.rows * x.cols < read.rows * read.cols) read = x;
+          best = std::min(best, c);
+          continue;
+        }
+        if (c < best) {
+          losers.push_back(sym->bytes);
           sym = std::move(inner);
           read = x;
+          best = c;
+          tie = false;
+        } else {
+          tie = tie || c == best;
+          losers.push_back(inner->bytes);
         }
       }
+      if (tie) losers.push_back(sym->bytes);
+      ambiguousTexts.insert(ambiguousTexts.end(), losers.begin(), losers.end());
+      if (tie) continue;
       if (th) th->outcome = "decoded";
       ReadResult r;
       r.symbol = std::move(*sym);
