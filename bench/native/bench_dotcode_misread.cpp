@@ -32,9 +32,9 @@ int main(int argc, char** argv) {
   dc::GridDecodeOptions opts;
   opts.minSpareCheckWords = argc > 2 ? std::atoi(argv[2]) : opts.minSpareCheckWords;
   Rng rng{argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1};
-  const char* names[5] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)",
-                          "random dot patterns", "faint dots and flips beyond budget"};
-  constexpr int kModels = 5;
+  const char* names[6] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)",
+                          "random dot patterns", "faint dots and flips beyond budget", "extent across the quiet zone"};
+  constexpr int kModels = 6;
   Counts counts[kModels];
   const auto start = std::chrono::steady_clock::now();
   for (long g = 0; g < total; ++g) {
@@ -89,6 +89,27 @@ int main(int argc, char** argv) {
         float& v = grid.value[order[rng.below(l.dots)]];
         v = 1.0f - v;
       }
+    }
+    if (model == 5) {
+      // An extent that reaches across the quiet zone at one end of a side: 1-3 lines of random
+      // dots (text, a panel's edge, a glint) beyond 2-3 blank lines, H+W kept odd. Nothing is
+      // damaged, so "exact" counts grids read as the symbol despite the extra lines.
+      const int outer = 1 + rng.below(3), blank = outer % 2 == 1 ? 3 : 2, add = outer + blank;
+      const bool alongCols = rng.below(2) == 0, atStart = rng.below(2) == 0;
+      dc::DotGrid big;
+      big.rows = H + (alongCols ? 0 : add);
+      big.cols = W + (alongCols ? add : 0);
+      big.value.assign(static_cast<size_t>(big.rows) * big.cols, 0.0f);
+      const int dr = !alongCols && atStart ? add : 0, dc0 = alongCols && atStart ? add : 0;
+      for (int r = 0; r < H; ++r)
+        for (int c = 0; c < W; ++c) big.value[static_cast<size_t>(r + dr) * big.cols + c + dc0] = grid.value[static_cast<size_t>(r) * W + c];
+      for (int k = 0; k < outer; ++k) {
+        const int line = atStart ? k : (alongCols ? big.cols : big.rows) - 1 - k;
+        for (int i = 0; i < (alongCols ? big.rows : big.cols); ++i)
+          big.value[alongCols ? static_cast<size_t>(i) * big.cols + line : static_cast<size_t>(line) * big.cols + i] =
+              static_cast<float>(rng.below(2));
+      }
+      grid = std::move(big);
     }
     const auto got = dc::decodeDotGrid(grid, opts);
     Counts& c = counts[model];
