@@ -92,6 +92,7 @@ ReadingPlan makeReadingPlan(int R, int C) {
   ReadingPlan plan;
   plan.rows = R;
   plan.cols = C;
+  std::vector<int> order[2];
   for (int t = 0; t < 8; ++t) {
     const GridTransform tf{t, R, C};
     TransformReading& tr = plan.transform[t];
@@ -100,7 +101,8 @@ ReadingPlan makeReadingPlan(int R, int C) {
     tr.parity = (origin / C + origin % C) & 1;
     tr.rows = tf.rows();
     tr.cols = tf.cols();
-    const std::vector<int> flat = bitOrder(tr.rows, tr.cols);
+    std::vector<int>& flat = order[tr.rows == R ? 0 : 1];  // (the two sizes a transform can have)
+    if (flat.empty()) flat = bitOrder(tr.rows, tr.cols);
     tr.sources.resize(flat.size());
     for (size_t i = 0; i < flat.size(); ++i) tr.sources[i] = tf.sourceIndex(flat[i] / tr.cols, flat[i] % tr.cols);
     for (int e = 0; e < t; ++e)
@@ -112,7 +114,7 @@ ReadingPlan makeReadingPlan(int R, int C) {
 // The plans of the last few grid sizes: a detector tries dozens of extents of a handful of sizes
 // per lattice, and the bit order of a size and its 8 transforms are the same every time.
 const ReadingPlan& readingPlanFor(int R, int C) {
-  constexpr size_t kPlans = 16;
+  constexpr size_t kPlans = 32;
   thread_local std::vector<ReadingPlan> plans;
   for (const ReadingPlan& p : plans)
     if (p.rows == R && p.cols == C) return p;
