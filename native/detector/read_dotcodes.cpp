@@ -959,8 +959,10 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::max(0.0, options.timeBudgetMs) * 1000));
   std::vector<Extent> hyps;
   DotGrid grid;
+  bool notDotCode = false;  // the last lattice attempted holds no DotCode content (no extension)
   // Samples the lattice's extent hypotheses and decodes them: 1 = read, 0 = not, -1 = out of time.
   auto attempt = [&](Candidate& cand, const Pass& pass, const Frame& frame, const LineEnds* ends) {
+    notDotCode = false;
     extentHypotheses(cand.fit, hyps);
     if (ends) endHypotheses(*ends, hyps);
     // A short wide symbol whose lattice (small dots: the peaks pass) stopped short along its
@@ -980,6 +982,12 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     const int sampledIndex = options.sampled ? static_cast<int>(options.sampled->size()) : -1;
     if (options.sampled) {
       options.sampled->push_back(describeSampled(cand, all, r0, c0, frame));
+    }
+    // A lattice whose positions are not inked the way DotCode content inks them (5 of every 9)
+    // reads under no extent: its hypotheses and its extension are skipped (lattice_evidence.cpp).
+    if (!ends && !plausibleInkShare(latticeInkShare(all, r0, c0, f, cand.ctx.parity))) {
+      notDotCode = true;
+      return 0;
     }
     if (reach) {
       std::vector<int> lo, hi;
@@ -1050,7 +1058,9 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     // cylinder's edge); follow the lattice over the image and try again with the longer one.
     // The extended lattice is a copy: the driver goes on with the lattice as grown (its region
     // logic is tuned to that), and most lattices add no line, so nothing else is copied for them.
-    if (got == 0 && Clock::now() < deadline && ++extended <= kMaxExtendedLattices) {
+    // (a lattice without DotCode content still takes its place among the kMaxExtendedLattices
+    // first lattices: the later lattices of a frame are no likelier to be a symbol)
+    if (got == 0 && Clock::now() < deadline && ++extended <= kMaxExtendedLattices && !notDotCode) {
       LatticeFit longer = cand.fit;
       LineEnds ends;
       if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, longer, &ends) > 0) {
