@@ -379,6 +379,7 @@ struct Candidate {
   SampleContext ctx;
   std::vector<Blob>* blobs = nullptr;  // the pass's blobs (extendLattice appends to them)
   bool dark = true;
+  bool notDotCode = false;  // its positions are not inked as DotCode content inks them (lattice_evidence.cpp)
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
@@ -613,9 +614,10 @@ class PassSchedule {
       if (r > 0) found_ = true;
       if (r < 0) stop_ = true;
       // (only lattices of some size: a symbol cut in two still leaves dozens of dots in each part)
-      if (r == 0 && spill_.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) noteSpill(cand, pass, frame, img);
-      if (r == 0 && pass.peaks && !pass.dark && fine_.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch)
-        noteFine(cand, frame);
+      // (a lattice without DotCode content is no part of a symbol either: not read again)
+      if (r != 0 || cand.notDotCode) return r >= 0;
+      if (spill_.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) noteSpill(cand, pass, frame, img);
+      if (pass.peaks && !pass.dark && fine_.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch) noteFine(cand, frame);
       return r >= 0;
     });
   }
@@ -959,10 +961,8 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::max(0.0, options.timeBudgetMs) * 1000));
   std::vector<Extent> hyps;
   DotGrid grid;
-  bool notDotCode = false;  // the last lattice attempted holds no DotCode content (no extension)
   // Samples the lattice's extent hypotheses and decodes them: 1 = read, 0 = not, -1 = out of time.
   auto attempt = [&](Candidate& cand, const Pass& pass, const Frame& frame, const LineEnds* ends) {
-    notDotCode = false;
     extentHypotheses(cand.fit, hyps);
     if (ends) endHypotheses(*ends, hyps);
     // A short wide symbol whose lattice (small dots: the peaks pass) stopped short along its
@@ -986,7 +986,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     // A lattice whose positions are not inked the way DotCode content inks them (5 of every 9)
     // reads under no extent: its hypotheses and its extension are skipped (lattice_evidence.cpp).
     if (!ends && !plausibleInkShare(latticeInkShare(all, r0, c0, f, cand.ctx.parity))) {
-      notDotCode = true;
+      cand.notDotCode = true;
       return 0;
     }
     if (reach) {
@@ -1060,7 +1060,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     // logic is tuned to that), and most lattices add no line, so nothing else is copied for them.
     // (a lattice without DotCode content still takes its place among the kMaxExtendedLattices
     // first lattices: the later lattices of a frame are no likelier to be a symbol)
-    if (got == 0 && Clock::now() < deadline && ++extended <= kMaxExtendedLattices && !notDotCode) {
+    if (got == 0 && Clock::now() < deadline && ++extended <= kMaxExtendedLattices && !cand.notDotCode) {
       LatticeFit longer = cand.fit;
       LineEnds ends;
       if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, longer, &ends) > 0) {
