@@ -1,6 +1,7 @@
 // decodeDotGrid: orientation selection on top of the reading pipeline
 // (bit order -> codewords -> Reed-Solomon -> unmask -> data layer).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -85,7 +86,7 @@ struct TransformReading {
 
 struct ReadingPlan {
   int rows = 0, cols = 0;
-  TransformReading transform[8];
+  std::array<TransformReading, 8> transform;
 };
 
 ReadingPlan makeReadingPlan(int R, int C) {
