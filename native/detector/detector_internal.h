@@ -225,7 +225,9 @@ struct SampleContext {
   float dotD = 0;  // median diameter of the lattice dots
 };
 // Solves the n x n system M x = v in place (Gaussian elimination, partial pivoting); false when singular.
-bool solveLinear(double* M, double* v, int n);
+// v2, when given, is a second right-hand side solved with the same elimination (as a second call on
+// a copy of M would: the same operations, the same results).
+bool solveLinear(double* M, double* v, int n, double* v2 = nullptr);
 
 // Bilinear sample in "dark form" (dots are low values whatever the print polarity).
 inline float bilinear(const GreyImage& img, float x, float y, uint8_t xorMask) {
