@@ -108,9 +108,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
         by[i] += u.w * v[i] * u.k->y;
       }
     }
-    double Sy[16];
-    std::copy(S, S + np * np, Sy);
-    if (!solveLinear(S, bx, np) || !solveLinear(Sy, by, np)) return false;
+    if (!solveLinear(S, bx, np, by)) return false;  // (x and y share the normal matrix)
     out = {static_cast<float>(bx[0]), static_cast<float>(by[0]), static_cast<float>(bx[1]), static_cast<float>(by[1]),
            static_cast<float>(bx[2]), static_cast<float>(by[2]), np == 4 ? static_cast<float>(bx[3]) : 0.0f,
            np == 4 ? static_cast<float>(by[3]) : 0.0f, alongCols};

@@ -436,6 +436,7 @@ struct Candidate {
   SampleContext ctx;
   std::vector<Blob>* blobs = nullptr;  // the pass's blobs (extendLattice appends to them)
   bool dark = true;
+  bool notDotCode = false;  // its positions are not inked as DotCode content inks them (lattice_evidence.cpp)
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
@@ -671,9 +672,10 @@ class PassSchedule {
       if (r > 0) found_ = true;
       if (r < 0) stop_ = true;
       // (only lattices of some size: a symbol cut in two still leaves dozens of dots in each part)
-      if (r == 0 && spill_.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) noteSpill(cand, pass, frame, img);
-      if (r == 0 && pass.peaks && !pass.dark && fine_.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch)
-        noteFine(cand, frame);
+      // (a lattice without DotCode content is no part of a symbol either: not read again)
+      if (r != 0 || cand.notDotCode) return r >= 0;
+      if (spill_.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) noteSpill(cand, pass, frame, img);
+      if (pass.peaks && !pass.dark && fine_.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch) noteFine(cand, frame);
       return r >= 0;
     });
   }
@@ -1079,6 +1081,12 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     if (options.sampled) {
       options.sampled->push_back(describeSampled(cand, all, r0, c0, frame));
     }
+    // A lattice whose positions are not inked the way DotCode content inks them (5 of every 9)
+    // reads under no extent: its hypotheses and its extension are skipped (lattice_evidence.cpp).
+    if (!ends && !plausibleInkShare(latticeInkShare(all, r0, c0, f, cand.ctx.parity))) {
+      cand.notDotCode = true;
+      return 0;
+    }
     if (reach) {
       std::vector<int> lo, hi;
       candidateEnds(all, r0, c0, cand.ctx.parity, f, alongCols, -1, lo);
@@ -1214,7 +1222,9 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     // cylinder's edge); follow the lattice over the image and try again with the longer one.
     // The extended lattice is a copy: the driver goes on with the lattice as grown (its region
     // logic is tuned to that), and most lattices add no line, so nothing else is copied for them.
-    if (got == 0 && Clock::now() < deadline && ++extended <= kMaxExtendedLattices) {
+    // (a lattice without DotCode content still takes its place among the kMaxExtendedLattices
+    // first lattices: the later lattices of a frame are no likelier to be a symbol)
+    if (got == 0 && Clock::now() < deadline && ++extended <= kMaxExtendedLattices && !cand.notDotCode) {
       LatticeFit longer = cand.fit;
       LineEnds ends;
       if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, longer, &ends) > 0) {

@@ -16,7 +16,7 @@ namespace dc {
 namespace det {
 
 // Solves the n x n system M x = v in place (Gaussian elimination, partial pivoting).
-bool solveLinear(double* M, double* v, int n) {
+bool solveLinear(double* M, double* v, int n, double* v2) {
   for (int c = 0; c < n; ++c) {
     int piv = c;
     for (int r = c + 1; r < n; ++r)
@@ -25,18 +25,23 @@ bool solveLinear(double* M, double* v, int n) {
     if (piv != c) {
       for (int k = 0; k < n; ++k) std::swap(M[c * n + k], M[piv * n + k]);
       std::swap(v[c], v[piv]);
+      if (v2) std::swap(v2[c], v2[piv]);
     }
     for (int r = c + 1; r < n; ++r) {
       double f = M[r * n + c] / M[c * n + c];
       if (f == 0) continue;
       for (int k = c; k < n; ++k) M[r * n + k] -= f * M[c * n + k];
       v[r] -= f * v[c];
+      if (v2) v2[r] -= f * v2[c];
     }
   }
-  for (int c = n - 1; c >= 0; --c) {
-    double s = v[c];
-    for (int k = c + 1; k < n; ++k) s -= M[c * n + k] * v[k];
-    v[c] = s / M[c * n + c];
+  for (double* rhs : {v, v2}) {
+    if (!rhs) continue;
+    for (int c = n - 1; c >= 0; --c) {
+      double s = rhs[c];
+      for (int k = c + 1; k < n; ++k) s -= M[c * n + k] * rhs[k];
+      rhs[c] = s / M[c * n + c];
+    }
   }
   return true;
 }
@@ -229,10 +234,7 @@ void GridMapper::fitLocalAffine(const std::vector<Blob>& blobs, const LatticeFit
             by[i] += w * v[i] * blobs[b].y;
           }
         }
-      double Sx[9], Sy[9];
-      std::copy(S, S + np * np, Sx);
-      std::copy(S, S + np * np, Sy);
-      if (!solveLinear(Sx, bx, np) || !solveLinear(Sy, by, np)) continue;
+      if (!solveLinear(S, bx, np, by)) continue;  // (x and y share the normal matrix)
       const PointF p = project(static_cast<float>(rr + r0_), static_cast<float>(cc + c0_));
       const size_t idx = static_cast<size_t>(rr) * cols_ + cc;
       resX_[idx] = static_cast<float>(bx[0] - p.x);

@@ -1,6 +1,7 @@
 // decodeDotGrid: orientation selection on top of the reading pipeline
 // (bit order -> codewords -> Reed-Solomon -> unmask -> data layer).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -106,6 +107,54 @@ bool sameContent(const DotCodeSymbol& a, const DotCodeSymbol& b) {
       a.structuredAppendCount == b.structuredAppendCount;
 }
 
+// One transform of an R x C grid as the decoder reads it: the parity its origin lies on, its
+// size, and the input index of every bit of its stream (empty: no valid layout of that size).
+struct TransformReading {
+  int parity = 0, rows = 0, cols = 0;
+  std::vector<int> sources;
+  unsigned sameAsEarlier = 0;  // bit t': transform t' < this one reads the same positions
+};
+
+struct ReadingPlan {
+  int rows = 0, cols = 0;
+  std::array<TransformReading, 8> transform;
+};
+
+ReadingPlan makeReadingPlan(int R, int C) {
+  ReadingPlan plan;
+  plan.rows = R;
+  plan.cols = C;
+  std::vector<int> order[2];
+  for (int t = 0; t < 8; ++t) {
+    const GridTransform tf{t, R, C};
+    TransformReading& tr = plan.transform[t];
+    // The transformed (0,0) must be a lattice position, i.e. lie on the inked parity.
+    const int origin = tf.sourceIndex(0, 0);
+    tr.parity = (origin / C + origin % C) & 1;
+    tr.rows = tf.rows();
+    tr.cols = tf.cols();
+    std::vector<int>& flat = order[tr.rows == R ? 0 : 1];  // (the two sizes a transform can have)
+    if (flat.empty()) flat = bitOrder(tr.rows, tr.cols);
+    tr.sources.resize(flat.size());
+    for (size_t i = 0; i < flat.size(); ++i) tr.sources[i] = tf.sourceIndex(flat[i] / tr.cols, flat[i] % tr.cols);
+    for (int e = 0; e < t; ++e)
+      if (!tr.sources.empty() && plan.transform[e].sources == tr.sources) tr.sameAsEarlier |= 1u << e;
+  }
+  return plan;
+}
+
+// The plans of the last few grid sizes: a detector tries dozens of extents of a handful of sizes
+// per lattice, and the bit order of a size and its 8 transforms are the same every time.
+const ReadingPlan& readingPlanFor(int R, int C) {
+  constexpr size_t kPlans = 32;
+  thread_local std::vector<ReadingPlan> plans;
+  for (const ReadingPlan& p : plans)
+    if (p.rows == R && p.cols == C) return p;
+  if (plans.size() >= kPlans) plans.erase(plans.begin());
+  plans.push_back(makeReadingPlan(R, C));
+  return plans.back();
+}
+
 }  // namespace
 
 std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecodeOptions& options) {
@@ -127,54 +176,21 @@ std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecode
   auto notSymbol = [&](int parity) { return edgeLinesBlank(grid, parity, margin) || quietZoneInside(grid, parity, margin); };
   const bool blankEdge[2] = {tryParity[0] && notSymbol(0), tryParity[1] && notSymbol(1)};
 
-  // Bit orders of the two canonical sizes a transform can produce, as (row, col) pairs.
-  struct Order {
-    int rows = -1, cols = -1;
-    std::vector<int> r, c;
-  };
-  Order orders[2];
-  auto orderFor = [&](int H, int W) -> const Order& {
-    Order& o = orders[H == R ? 0 : 1];
-    if (o.rows != H) {
-      o.rows = H;
-      o.cols = W;
-      const std::vector<int> flat = bitOrder(H, W);
-      o.r.resize(flat.size());
-      o.c.resize(flat.size());
-      for (size_t i = 0; i < flat.size(); ++i) {
-        o.r[i] = flat[i] / W;
-        o.c[i] = flat[i] % W;
-      }
-    }
-    return o;
-  };
-
   // A column-layout reading and its row-layout quarter turn read the same bits (FORMAT.md 1.1),
-  // so of the 4 plausible transforms only 2 distinct readings remain. A reading is identified
-  // by where its first and last stream bits come from; equal keys are confirmed in full.
-  constexpr int kKey = 24;
-  std::vector<std::vector<int>> seen;
+  // so of the 4 plausible transforms only 2 distinct readings remain: a transform whose bit
+  // stream comes from the same input positions as one already tried is skipped.
+  const ReadingPlan& plan = readingPlanFor(R, C);
   std::vector<Reading> decoded;
-  std::vector<int> sources;
+  unsigned tried = 0;  // bit t: transform t was tried
   for (int t = 0; t < 8; ++t) {
-    const GridTransform tf{t, R, C};
-    // The transformed (0,0) must be a lattice position, i.e. lie on the inked parity.
-    const int origin = tf.sourceIndex(0, 0);
-    const int parity = (origin / C + origin % C) & 1;
-    if (!tryParity[parity] || blankEdge[parity]) continue;
-    const int H = tf.rows(), W = tf.cols();
-    const Order& o = orderFor(H, W);
-    const size_t n = o.r.size();
-    if (n == 0) continue;
-    sources.resize(n);
-    for (size_t i = 0; i < n; ++i) sources[i] = tf.sourceIndex(o.r[i], o.c[i]);
-    bool duplicate = false;
-    for (const auto& prev : seen)
-      if (std::equal(prev.begin(), prev.begin() + std::min<size_t>(kKey, n), sources.begin()) && prev == sources) duplicate = true;
-    if (duplicate) continue;
-    seen.push_back(sources);
+    const TransformReading& tr = plan.transform[t];
+    if (!tryParity[tr.parity] || blankEdge[tr.parity]) continue;
+    if (tr.sources.empty()) continue;
+    if ((tr.sameAsEarlier & tried) != 0) continue;
+    tried |= 1u << t;
+    const int H = tr.rows, W = tr.cols;
     Reading reading;
-    if (!decodeReading(grid, layoutFor(H, W), sources, margin, minSpare, reading)) continue;
+    if (!decodeReading(grid, layoutFor(H, W), tr.sources, margin, minSpare, reading)) continue;
     reading.symbol.rows = H;
     reading.symbol.cols = W;
     reading.symbol.orientation = t;

@@ -13,6 +13,7 @@
 #include "dotcode/symbol_writer.h"
 #include "detector/detector_internal.h"
 #include "detector/grid_candidates.h"
+#include "detector/detector_trace.h"
 #include "detector/dotcode_reader.h"
 
 namespace {
@@ -619,6 +620,42 @@ std::vector<uint8_t> cameraBlur(const std::vector<uint8_t>& img, int w, int h, d
   return out;
 }
 
+// A dot lattice that is not DotCode content: dots on one checkerboard parity (as a DotCode's) at
+// random, each position inked with probability `fill` (a DotCode inks 5 of every 9).
+Matrix randomLattice(int rows, int cols, double fill, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  Matrix mx;
+  mx.rows = rows;
+  mx.cols = cols;
+  for (int r = 0; r < rows; ++r) {
+    std::string row(cols, '0');
+    for (int c = (r & 1); c < cols; c += 2) row[c] = u(rng) < fill ? '1' : '0';
+    mx.m.push_back(row);
+  }
+  return mx;
+}
+
+// Lattices the detector sampled, and extent hypotheses it decoded, on a rendered matrix.
+std::pair<int, size_t> sampledAndHypotheses(const Matrix& mx, int& reads) {
+  RenderSpec s;
+  s.module = 6;
+  s.angle = 9;
+  const double extent = std::max(mx.rows, mx.cols) * s.module;
+  s.width = s.height = static_cast<int>(extent * 1.6) + 20;
+  const std::vector<uint8_t> img = render(mx, s);
+  const dc::GreyImage gi{img.data(), s.width, s.height, s.width};
+  dc::DetectorTrace trace;
+  dc::ReadOptions opt;
+  opt.timeBudgetMs = 2000;
+  opt.trace = &trace;
+  reads = static_cast<int>(dc::readDotCodes(gi, opt).size());
+  int sampled = 0;
+  for (const auto& p : trace.passes)
+    for (const auto& l : p.lattices) sampled += l.outcome == "sampled" ? 1 : 0;
+  return {sampled, trace.hypotheses.size()};
+}
+
 }  // namespace
 
 // Defocus of 0.78 module radius and motion of 1.5 modules merge the dots into a smear no threshold,
@@ -645,4 +682,47 @@ TEST("detector: symbols under heavy defocus and motion blur are read (deblurred 
     REQUIRE(tried >= 4);
     CHECK(read >= tried - 1);
   }
+}
+TEST("detector stages: every DotCode inks about 5/9 of its lattice positions (lattice evidence bounds)") {
+  auto ms = loadMatrices();
+  REQUIRE(ms.size() >= 20);
+  for (const Matrix& mx : ms) {
+    dc::DotGrid g;
+    g.rows = mx.rows;
+    g.cols = mx.cols;
+    for (const std::string& row : mx.m)
+      for (char ch : row) g.value.push_back(ch == '1' ? 1.0f : 0.0f);
+    dc::det::LatticeFit f;
+    f.rowMin = f.colMin = 0;
+    f.rowMax = mx.rows - 1;
+    f.colMax = mx.cols - 1;
+    const float share = dc::det::latticeInkShare(g, 0, 0, f, 0);
+    CHECK(dc::det::plausibleInkShare(share));
+    CHECK(share > 0.45f && share < 0.65f);
+  }
+}
+
+TEST("detector: a lattice inked unlike DotCode content gets no extent hypotheses; symbols still do") {
+  // sparse (a quarter of the positions) and dense (over 4/5) random lattices: the lattice is
+  // found and sampled, but no extent of it is decoded
+  int decoys = 0;
+  for (const double fill : {0.25, 0.84}) {
+    for (uint32_t seed = 1; seed <= 3; ++seed) {
+      int reads = 0;
+      const auto [sampled, hypotheses] = sampledAndHypotheses(randomLattice(23, 34, fill, seed), reads);
+      CHECK_EQ(reads, 0);
+      if (sampled == 0) continue;  // (no lattice at all: nothing to show)
+      ++decoys;
+      CHECK_EQ(hypotheses, 0u);
+    }
+  }
+  CHECK(decoys >= 3);
+  // a DotCode rendered the same way is sampled, its hypotheses decoded, and read
+  auto ms = loadMatrices();
+  REQUIRE(ms.size() >= 20);
+  int reads = 0;
+  const auto [sampled, hypotheses] = sampledAndHypotheses(ms[5], reads);
+  CHECK(sampled > 0);
+  CHECK(hypotheses > 0u);
+  CHECK_EQ(reads, 1);
 }
