@@ -282,6 +282,9 @@ void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const L
   ctx.dotD = median(ds);
 }
 
+// Values of positions without a lattice dot nearby that are erased rather than read.
+constexpr float kUnanchoredLow = 0.2f, kUnanchoredHigh = 0.8f;
+
 // Sampled levels this close to the ends of the range are clipped (glare, a blown-out highlight).
 constexpr float kSaturated = 252.0f;
 
@@ -342,6 +345,10 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
         v = 0.5f;
       else
         v = (ground - I[idx]) / contrast;
+      // No lattice dot within three positions (past the grown lattice: glare washed the dots
+      // out, or the quiet zone): the dot level is only the lattice's typical ratio, so a value
+      // far from both ends is a guess, and becomes an erasure.
+      if (inkW[idx] <= 0.2f && v > kUnanchoredLow && v < kUnanchoredHigh) v = 0.5f;
       // Glare over light dots: where an off-lattice neighbour (always empty in a DotCode) is
       // clipped white, the light is not the print's (a streak reads as ink in the light dots'
       // polarity), so the position becomes an erasure, which costs Reed-Solomon half what a

@@ -447,9 +447,11 @@ PackScene withFaintEnd(PackScene p, const Matrix& mx, double module, double angl
 
 // A short wide symbol's growth stops short of its end (its last lines too faint to read as dots):
 // the extents that reach past the grown lattice also end where the faint dots end, and try the
-// long side one line longer when the clear dots end one line short of a valid size.
+// long side one line longer when the clear dots end one line short of a valid size. Where glare
+// washes out six end lines (a third of their contrast left), their middling values, far from any
+// lattice dot, are erasures rather than guessed empties (0 of 6 read before, 5 after).
 TEST("detector: a short wide symbol whose last lines are faint is read to its end") {
-  for (const auto& [lines, kept] : {std::pair<int, double>{1, 0.33}, std::pair<int, double>{2, 0.55}}) {
+  for (const auto& [lines, kept] : {std::pair<int, double>{1, 0.33}, std::pair<int, double>{2, 0.55}, std::pair<int, double>{6, 0.3}}) {
     const auto [read, tried] = readShortWidePacks(77, 0, 0, 1, [lines, kept](const Matrix& mx, int k) {
       const double angle = 13.0 + 37.0 * k;
       return withFaintEnd(packScene(mx, 3.0, angle), mx, 3.0, angle, lines, kept);
