@@ -215,13 +215,32 @@ bool trimToDenseBand(LatticeFit& fit);
 
 // Maps grid positions (row, col) to image points: a homography fitted to the lattice dots, plus
 // a locally interpolated residual so mild curvature (cylinders) is followed.
+// A lattice wrapped round a cylinder (fit_cylinder.cpp): p(k, j) = o + a sin(u) + d (cos(u) - 1)
+// + b j, u = (k - kc) dphi, with k the index along the wrapped axis and j across it.
+struct CylinderWrap {
+  bool alongCols = true;  // the wrapped axis is the lattice's columns (k = col, j = row)
+  double kc = 0, dphi = 0;
+  double ax[4] = {0}, ay[4] = {0};
+  static void basis(double k, double j, double kc, double dphi, double f[4]);
+  PointF at(double k, double j) const;
+  PointF atGrid(double row, double col) const { return alongCols ? at(col, row) : at(row, col); }
+};
+
 class GridMapper {
  public:
   bool fit(const std::vector<Blob>& blobs, const LatticeFit& lattice);
+  // From now on the base map is the cylinder's instead of a homography (the dots' residuals are
+  // still interpolated on top of it).
+  void useCylinder(const CylinderWrap& wrap) {
+    wrap_ = wrap;
+    wrapped_ = true;
+  }
   PointF map(float row, float col) const;
 
  private:
   double h_[9] = {0};
+  CylinderWrap wrap_;
+  bool wrapped_ = false;
   // residuals on a coarse table over the grid extent (row/col offsets from rowMin/colMin)
   int r0_ = 0, c0_ = 0, rows_ = 0, cols_ = 0;
   std::vector<float> resX_, resY_;
@@ -284,6 +303,10 @@ struct LineEnds {
 // Follows a lattice that did not decode past where its blob growth stopped (extend_lattice.cpp):
 // new dots are appended to `blobs` and to the fit. Returns the number of grid lines added.
 int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit, LineEnds* ends = nullptr);
+// Refits a lattice wrapped round a small cylinder with the cylinder's own column spacing
+// (fit_cylinder.cpp): relabels its dots and adds the compressed lines towards the silhouette
+// (new dots appended to `blobs`). False, and the fit untouched, when the lattice is not wrapped.
+bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit, CylinderWrap& wrap);
 
 // Lattice evidence (lattice_evidence.cpp): the mean presence over the lattice positions of the
 // fit's own box, read from `grid` (sampled from grid position (gridRow0, gridCol0)). A DotCode

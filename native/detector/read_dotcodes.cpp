@@ -1207,30 +1207,38 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
     // cylinder's edge); follow the lattice over the image and try again with the longer one.
-    // The extended lattice is a copy: the driver goes on with the lattice as grown (its region
-    // logic is tuned to that), and most lattices add no line, so nothing else is copied for them.
-    // (a lattice without DotCode content still takes its place among the kMaxExtendedLattices
-    // first lattices: the later lattices of a frame are no likelier to be a symbol)
+    // The lattice as a copy (extended or refitted): the driver goes on with the lattice as grown
+    // (its region logic is tuned to that), and most lattices change nothing, so nothing else is
+    // copied for them. (a lattice without DotCode content still takes its place among the
+    // kMaxExtendedLattices first lattices: the later lattices of a frame are no likelier to be a
+    // symbol)
+    auto retry = [&](LatticeFit&& changed, const LineEnds* ends, const char* what, const CylinderWrap* wrap) {
+      Candidate ext;
+      if (wrap) ext.mapper.useCylinder(*wrap);
+      ext.fit = std::move(changed);
+      ext.ctx = cand.ctx;
+      ext.ctx.mapper = &ext.mapper;
+      ext.blobs = cand.blobs;
+      ext.dark = cand.dark;
+      if (!ext.mapper.fit(*ext.blobs, ext.fit)) return 0;
+      if (options.trace && !options.trace->passes.empty()) {
+        TracePass* tp = &options.trace->passes.back();
+        traceLattice(tp, tp->lattices.empty() ? -1 : tp->lattices.back().cluster, *ext.blobs, ext.fit, frame, what);
+      }
+      calibrateLevels(ext.ctx, *ext.blobs, ext.fit);
+      return attempt(ext, pass, frame, ends);
+    };
     if (got == 0 && Clock::now() < deadline && ++extended <= kMaxExtendedLattices && !cand.notDotCode) {
       LatticeFit longer = cand.fit;
       LineEnds ends;
-      if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, longer, &ends) > 0) {
-        Candidate ext;
-        ext.fit = std::move(longer);
-        ext.ctx = cand.ctx;
-        ext.ctx.mapper = &ext.mapper;
-        ext.blobs = cand.blobs;
-        ext.dark = cand.dark;
-        if (ext.mapper.fit(*ext.blobs, ext.fit)) {
-          if (options.trace && !options.trace->passes.empty()) {
-            TracePass* tp = &options.trace->passes.back();
-            traceLattice(tp, tp->lattices.empty() ? -1 : tp->lattices.back().cluster, *ext.blobs, ext.fit, frame,
-                         "extended over the image");
-          }
-          calibrateLevels(ext.ctx, *ext.blobs, ext.fit);
-          got = attempt(ext, pass, frame, &ends);
-        }
-      }
+      if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, longer, &ends) > 0)
+        got = retry(std::move(longer), &ends, "extended over the image", nullptr);
+      // A symbol wrapped round a small cylinder: its compressed edge columns, which the local
+      // fits of the growth and the extension drift over, follow from one model of the wrap.
+      LatticeFit wrapped = cand.fit;
+      CylinderWrap wrap;
+      if (got == 0 && Clock::now() < deadline && fitCylinderLattice(*cand.ctx.img, cand.dark, *cand.blobs, wrapped, wrap))
+        got = retry(std::move(wrapped), nullptr, "refitted to a cylinder", &wrap);
     }
     if (got <= 0) return got;
     return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;

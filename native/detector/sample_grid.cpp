@@ -74,6 +74,7 @@ bool fitHomography(const std::vector<double>& gc, const std::vector<double>& gr,
 }  // namespace
 
 PointF GridMapper::project(float row, float col) const {
+  if (wrapped_) return wrap_.atGrid(row, col);
   // h_ works on normalised grid coordinates; see fit()
   const double c = col, r = row;
   const double w = h_[6] * c + h_[7] * r + h_[8];
@@ -142,6 +143,13 @@ bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) 
     }
   for (int i = 0; i < 9; ++i) h_[i] = B[i];
 
+  // On a cylinder the homography is not the base map, and its misfit at the edges is no outlier.
+  if (wrapped_)
+    for (size_t k = 0; k < n; ++k) {
+      const LatticeDot& d = lattice.dots[k];
+      const PointF p = project(static_cast<float>(d.row), static_cast<float>(d.col));
+      keep[k] = std::hypot(blobs[d.blob].x - p.x, blobs[d.blob].y - p.y) < std::max(1.0, 0.4 * lattice.pitch);
+    }
   // Residual field on the grid (with a margin for the extent hypotheses).
   const int margin = 3;
   r0_ = lattice.rowMin - margin;
@@ -190,7 +198,7 @@ bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) 
     misfit += std::hypot(blobs[d.blob].x - p.x, blobs[d.blob].y - p.y);
     ++kept;
   }
-  if (kept > 0 && misfit / kept > 0.12 * lattice.pitch) fitLocalAffine(blobs, lattice);
+  if (!wrapped_ && kept > 0 && misfit / kept > 0.12 * lattice.pitch) fitLocalAffine(blobs, lattice);
   return true;
 }
 

@@ -1,0 +1,307 @@
+// Stage 3c: a lattice on a small cylinder, refitted with the cylinder's own geometry.
+//
+// A symbol wrapped round a vial or a can: along the wrapped axis the columns lie at
+// x = c + R sin(phi0 + k dphi) (a near-orthographic view), so towards the silhouette they close
+// up to a third of the centre pitch (70 degrees of half arc) and less. The blob growth and the
+// line-by-line extension follow that from local fits, and near the edges, where one column step is
+// two or three pixels, both drift: a dot gets the label of its neighbour column, the lattice looks
+// one or two columns narrower than the symbol, and the decoder gets a grid shifted by a column
+// along its edges. Here one model for the whole symbol is fitted instead:
+//
+//   p(k, j) = o + a sin(u) + d (cos(u) - 1) + b j,   u = (k - kc) dphi,
+//
+// with k the index along the wrapped axis, j across it; the phase of the centre column and the
+// view's tilt and rotation are absorbed by the free image vectors o, a, d, b (sin(phi0 + u) and
+// cos(phi0 + u) are combinations of sin u and cos u), so one parameter, dphi, is searched and the
+// rest is linear least squares. The model is fitted on the middle of the grown lattice, every dot
+// is relabelled to the model's nearest position (or dropped), and the lines beyond the lattice are
+// searched at the model's positions, whose pitch keeps shrinking as the cylinder's does, up to the
+// quiet zone or the silhouette. Run only on lattices that did not decode.
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "detector/debug_log.h"
+#include "detector/detector_internal.h"
+
+namespace dc {
+namespace det {
+
+// Basis functions scaled by dphi so that dphi -> 0 (a flat print) stays well conditioned:
+// sin(u)/dphi -> (k - kc), (cos(u) - 1)/dphi^2 -> -(k - kc)^2 / 2.
+void CylinderWrap::basis(double k, double j, double kc, double dphi, double f[4]) {
+  const double t = k - kc;
+  if (dphi < 1e-4) {
+    f[1] = t;
+    f[2] = -0.5 * t * t;
+  } else {
+    const double u = t * dphi;
+    f[1] = std::sin(u) / dphi;
+    f[2] = (std::cos(u) - 1) / (dphi * dphi);
+  }
+  f[0] = 1;
+  f[3] = j;
+}
+
+PointF CylinderWrap::at(double k, double j) const {
+  double f[4];
+  basis(k, j, kc, dphi, f);
+  double x = 0, y = 0;
+  for (int i = 0; i < 4; ++i) x += ax[i] * f[i], y += ay[i] * f[i];
+  return {static_cast<float>(x), static_cast<float>(y)};
+}
+
+namespace {
+
+// One step along k at k (central difference), and one step across.
+PointF stepK(const CylinderWrap& m, double k, double j) {
+  const PointF a = m.at(k + 0.5, j), b = m.at(k - 0.5, j);
+  return {a.x - b.x, a.y - b.y};
+}
+PointF stepJ(const CylinderWrap& m) { return {static_cast<float>(m.ax[3]), static_cast<float>(m.ay[3])}; }
+
+struct ModelPoint {
+  double k, j, x, y, w;
+};
+
+// Weighted least squares of the linear part for a given dphi; returns the weighted mean squared
+// misfit (pixels^2), or a negative value when singular.
+double fitLinear(const std::vector<ModelPoint>& pts, CylinderWrap& m) {
+  double S[16] = {0}, bx[4] = {0}, by[4] = {0}, wsum = 0;
+  for (const ModelPoint& p : pts) {
+    if (p.w <= 0) continue;
+    double f[4];
+    CylinderWrap::basis(p.k, p.j, m.kc, m.dphi, f);
+    for (int a = 0; a < 4; ++a) {
+      for (int b = 0; b < 4; ++b) S[a * 4 + b] += p.w * f[a] * f[b];
+      bx[a] += p.w * f[a] * p.x;
+      by[a] += p.w * f[a] * p.y;
+    }
+    wsum += p.w;
+  }
+  if (wsum <= 0) return -1;
+  double Sy[16];
+  std::copy(S, S + 16, Sy);
+  if (!solveLinear(S, bx, 4) || !solveLinear(Sy, by, 4)) return -1;
+  std::copy(bx, bx + 4, m.ax);
+  std::copy(by, by + 4, m.ay);
+  double err = 0;
+  for (const ModelPoint& p : pts) {
+    if (p.w <= 0) continue;
+    const PointF q = m.at(p.k, p.j);
+    err += p.w * ((q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y));
+  }
+  return err / wsum;
+}
+
+// Searches dphi (coarse grid, then two finer rounds around the best); the linear part follows.
+double fitModel(const std::vector<ModelPoint>& pts, double maxDphi, CylinderWrap& m) {
+  double best = -1, bestD = 0;
+  double lo = 0, hi = maxDphi;
+  for (int round = 0; round < 3; ++round) {
+    constexpr int kSteps = 24;
+    for (int s = 0; s <= kSteps; ++s) {
+      CylinderWrap t = m;
+      t.dphi = lo + (hi - lo) * s / kSteps;
+      const double e = fitLinear(pts, t);
+      if (e >= 0 && (best < 0 || e < best)) best = e, bestD = t.dphi;
+    }
+    const double w = (hi - lo) / kSteps;
+    lo = std::max(0.0, bestD - w);
+    hi = std::min(maxDphi, bestD + w);
+  }
+  if (best < 0) return -1;
+  m.dphi = bestD;
+  return fitLinear(pts, m);
+}
+
+constexpr float kDotScore = 0.6f;      // share of the lattice's dot contrast a found dot must reach
+constexpr int kQuietLines = 3;         // empty lines that end the symbol (its quiet zone)
+constexpr float kMinColumnStep = 1.2f;  // pixels: closer columns are the silhouette, not readable
+constexpr double kMinHalfArc = 0.3;    // radians the grown lattice must span either side to be worth it
+
+}  // namespace
+
+bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit, CylinderWrap& wrap) {
+  if (fit.dots.size() < 30 || fit.pitch < 2.0f) return false;
+  const uint8_t xm = dark ? 0 : 0xFF;
+  const int parity = (fit.dots[0].row + fit.dots[0].col) & 1;
+  CylinderWrap best;
+  double bestErr = -1;
+  std::vector<ModelPoint> pts;
+  // The wrapped axis is whichever of the two the model fits better.
+  for (int axis = 0; axis < 2; ++axis) {
+    CylinderWrap m;
+    m.alongCols = axis == 0;
+    const int kMin = m.alongCols ? fit.colMin : fit.rowMin, kMax = m.alongCols ? fit.colMax : fit.rowMax;
+    const int span = kMax - kMin;
+    if (span < 6) continue;
+    m.kc = 0.5 * (kMin + kMax);
+    pts.clear();
+    for (const LatticeDot& d : fit.dots) {
+      const double k = m.alongCols ? d.col : d.row, j = m.alongCols ? d.row : d.col;
+      // The middle first: the edge dots are the ones whose labels may be wrong.
+      const double w = std::fabs(k - m.kc) <= 0.35 * span ? 1.0 : 0.0;
+      pts.push_back({k, j, blobs[d.blob].x, blobs[d.blob].y, w});
+    }
+    const double maxDphi = 3.0 / span;  // (the grown lattice spans at most about 170 degrees)
+    double e = fitModel(pts, maxDphi, m);
+    if (e < 0) continue;
+    // Every dot, with the misfits far beyond the typical one trimmed (mislabelled edge dots lie
+    // a column step off, the others within a fraction of a pixel), three times.
+    std::vector<float> res(pts.size());
+    for (int round = 0; round < 3; ++round) {
+      for (size_t n = 0; n < pts.size(); ++n) {
+        const PointF q = m.at(pts[n].k, pts[n].j);
+        res[n] = std::hypot(q.x - static_cast<float>(pts[n].x), q.y - static_cast<float>(pts[n].y));
+      }
+      std::vector<float> sorted = res;
+      std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+      const float tol = std::max(0.8f, 3.0f * sorted[sorted.size() / 2]);
+      for (size_t n = 0; n < pts.size(); ++n) pts[n].w = res[n] <= tol ? 1.0 : 0.0;
+      e = fitModel(pts, maxDphi, m);
+      if (e < 0) break;
+    }
+    DBG("cylinder axis %d: dphi %.3f half arc %.2f rms %.2f px\n", axis, m.dphi, m.dphi * span / 2, std::sqrt(std::max(0.0, e)));
+    if (e >= 0 && (bestErr < 0 || e < bestErr)) bestErr = e, best = m;
+  }
+  if (bestErr < 0) return false;
+  const int kMin0 = best.alongCols ? fit.colMin : fit.rowMin, kMax0 = best.alongCols ? fit.colMax : fit.rowMax;
+  const int jMin = best.alongCols ? fit.rowMin : fit.colMin, jMax = best.alongCols ? fit.rowMax : fit.colMax;
+  // Only a lattice that is visibly wrapped: a flat one is the homography's.
+  if (best.dphi * (kMax0 - kMin0) / 2 < kMinHalfArc || std::sqrt(bestErr) > 0.2 * fit.pitch) return false;
+
+  // Relabel every dot to the model's nearest position of the lattice's parity; drop those that
+  // fall between positions, and keep the closer of two dots on one position.
+  std::unordered_map<int64_t, std::pair<int, float>> byPos;  // key -> (blob, squared distance)
+  std::vector<int64_t> labels(fit.dots.size(), 0);
+  std::vector<int> labelK(fit.dots.size(), 0), labelJ(fit.dots.size(), 0);
+  std::vector<uint8_t> labelled(fit.dots.size(), 0);
+  for (size_t n = 0; n < fit.dots.size(); ++n) {
+    const LatticeDot& d = fit.dots[n];
+    const Blob& b = blobs[d.blob];
+    const int k0 = best.alongCols ? d.col : d.row, j0 = best.alongCols ? d.row : d.col;
+    float bestD2 = 1e30f;
+    int bk = k0, bj = j0;
+    for (int k = k0 - 3; k <= k0 + 3; ++k)
+      for (int j = j0 - 1; j <= j0 + 1; ++j) {
+        const PointF q = best.at(k, j);
+        const float d2 = (q.x - b.x) * (q.x - b.x) + (q.y - b.y) * (q.y - b.y);
+        if (d2 < bestD2) bestD2 = d2, bk = k, bj = j;
+      }
+    if (((bk + bj) & 1) != parity) continue;
+    const PointF sk = stepK(best, bk, bj), sj = stepJ(best);
+    const float step = std::min(std::hypot(sk.x, sk.y), std::hypot(sj.x, sj.y));
+    if (bestD2 > 0.35f * 0.35f * step * step) continue;
+    const int64_t key = best.alongCols ? gridKey(bj, bk) : gridKey(bk, bj);
+    labels[n] = key, labelK[n] = bk, labelJ[n] = bj, labelled[n] = 1;
+    auto it = byPos.find(key);
+    if (it == byPos.end() || it->second.second > bestD2) byPos[key] = {d.blob, bestD2};
+  }
+  LatticeFit out = fit;
+  out.dots.clear();
+  out.rowMin = out.colMin = 1 << 30;
+  out.rowMax = out.colMax = -(1 << 30);
+  std::vector<float> inks;
+  const float rad0 = std::max(0.5f, 0.25f * fit.pitch);
+  auto addDot = [&](int blob, int k, int j) {
+    const int row = best.alongCols ? j : k, col = best.alongCols ? k : j;
+    out.dots.push_back({blob, row, col});
+    out.rowMin = std::min(out.rowMin, row);
+    out.rowMax = std::max(out.rowMax, row);
+    out.colMin = std::min(out.colMin, col);
+    out.colMax = std::max(out.colMax, col);
+  };
+  // (in the lattice's order, so the result does not depend on the hash map's)
+  for (size_t n = 0; n < fit.dots.size(); ++n) {
+    if (!labelled[n]) continue;
+    auto it = byPos.find(labels[n]);
+    if (it == byPos.end() || it->second.first != fit.dots[n].blob) continue;
+    const Blob& b = blobs[fit.dots[n].blob];
+    addDot(fit.dots[n].blob, labelK[n], labelJ[n]);
+    inks.push_back(sampleDisc(img, PointF{b.x, b.y}, rad0, xm));
+  }
+  if (out.dots.size() < 30) return false;
+  std::nth_element(inks.begin(), inks.begin() + inks.size() / 2, inks.end());
+  const float inkRef = inks[inks.size() / 2];
+  float dotD = 0;
+  {
+    std::vector<float> ds;
+    for (const LatticeDot& d : out.dots) ds.push_back(blobs[d.blob].d);
+    std::nth_element(ds.begin(), ds.begin() + ds.size() / 2, ds.end());
+    dotD = ds[ds.size() / 2];
+  }
+
+  // Lines beyond the lattice along the wrapped axis, at the model's positions.
+  int added = 0;
+  for (int dir = -1; dir <= 1; dir += 2) {
+    int empties = 0;
+    for (int k = (dir < 0 ? kMin0 : kMax0) + dir;; k += dir) {
+      int seen = 0, outside = 0;
+      struct Found {
+        float x, y;
+        int j;
+      };
+      std::vector<Found> found;
+      bool silhouette = false;
+      for (int j = jMin; j <= jMax; ++j) {
+        if (((k + j) & 1) != parity) continue;
+        const PointF p = best.at(k, j);
+        if (p.x < 1 || p.y < 1 || p.x > img.width - 2 || p.y > img.height - 2) {
+          ++outside;
+          continue;
+        }
+        const PointF sk = stepK(best, k, j), sj = stepJ(best);
+        const float kStep = std::hypot(sk.x, sk.y);
+        if (kStep < kMinColumnStep) {
+          silhouette = true;
+          break;
+        }
+        const float rad = std::max(0.5f, std::min(rad0, 0.25f * std::min(kStep, std::hypot(sj.x, sj.y))));
+        float nb[4] = {sampleDisc(img, best.at(k - 1, j), rad, xm), sampleDisc(img, best.at(k + 1, j), rad, xm),
+                       sampleDisc(img, best.at(k, j - 1), rad, xm), sampleDisc(img, best.at(k, j + 1), rad, xm)};
+        std::sort(nb, nb + 4);
+        const float ground = 0.5f * (nb[2] + nb[3]);
+        const float contrast = ground - inkRef;
+        if (contrast < 8 || nb[3] >= 252) continue;
+        ++seen;
+        float bestV = 1e9f, bx = p.x, by = p.y;
+        for (int a = -3; a <= 3; ++a)
+          for (int c = -3; c <= 3; ++c) {
+            const PointF q = best.at(k + 0.1 * a, j + 0.1 * c);
+            const float v = sampleDisc(img, q, rad, xm);
+            if (v < bestV) bestV = v, bx = q.x, by = q.y;
+          }
+        if ((ground - bestV) / contrast >= kDotScore) found.push_back({bx, by, j});
+      }
+      if (silhouette || outside > 0 || seen * 2 < (jMax - jMin + 1) / 2) break;
+      if (seen >= 8 && found.size() * 10 > static_cast<size_t>(seen) * 9) break;  // a bar, not a line
+      if (found.size() * 8 < static_cast<size_t>(seen)) found.clear();
+      if (found.empty()) {
+        if (++empties >= kQuietLines) break;
+        continue;
+      }
+      empties = 0;
+      for (const Found& f : found) {
+        Blob b;
+        b.x = f.x;
+        b.y = f.y;
+        b.d = dotD;
+        b.area = static_cast<int>(std::lround(0.785f * dotD * dotD));
+        b.w = b.h = static_cast<int>(std::lround(dotD));
+        b.depth = 1;
+        blobs.push_back(b);
+        addDot(static_cast<int>(blobs.size()) - 1, k, f.j);
+      }
+      ++added;
+    }
+  }
+  DBG("cylinder: %zu -> %zu dots, %d lines added, lattice %dx%d\n", fit.dots.size(), out.dots.size(), added,
+      out.rowMax - out.rowMin + 1, out.colMax - out.colMin + 1);
+  fit = std::move(out);
+  wrap = best;
+  return true;
+}
+
+}  // namespace det
+}  // namespace dc
