@@ -215,12 +215,14 @@ bool trimToDenseBand(LatticeFit& fit);
 
 // Maps grid positions (row, col) to image points: a homography fitted to the lattice dots, plus
 // a locally interpolated residual so mild curvature (cylinders) is followed.
-// A lattice wrapped round a cylinder (fit_cylinder.cpp): p(k, j) = o + a sin(u) + d (cos(u) - 1)
-// + b j, u = (k - kc) dphi, with k the index along the wrapped axis and j across it.
+// A lattice wrapped round a cylinder (fit_cylinder.cpp): p(k, j) = m + (o + a sin(u) + d (cos(u) - 1)
+// + b j) / (1 + e . (sin(u), cos(u) - 1, j)), u = (k - kc) dphi, with k the index along the wrapped
+// axis and j across it (the denominator is the camera's perspective).
 struct CylinderWrap {
   bool alongCols = true;  // the wrapped axis is the lattice's columns (k = col, j = row)
   double kc = 0, dphi = 0;
-  double ax[4] = {0}, ay[4] = {0};
+  double ax[4] = {0}, ay[4] = {0}, persp[3] = {0};
+  double mx = 0, my = 0;  // image centroid of the dots the model was fitted on
   static void basis(double k, double j, double kc, double dphi, double f[4]);
   PointF at(double k, double j) const;
   PointF atGrid(double row, double col) const { return alongCols ? at(col, row) : at(row, col); }

@@ -46,9 +46,11 @@ void CylinderWrap::basis(double k, double j, double kc, double dphi, double f[4]
 PointF CylinderWrap::at(double k, double j) const {
   double f[4];
   basis(k, j, kc, dphi, f);
-  double x = 0, y = 0;
+  double x = 0, y = 0, w = 1;
   for (int i = 0; i < 4; ++i) x += ax[i] * f[i], y += ay[i] * f[i];
-  return {static_cast<float>(x), static_cast<float>(y)};
+  for (int i = 0; i < 3; ++i) w += persp[i] * f[i + 1];
+  if (std::fabs(w) < 1e-6) w = 1e-6;
+  return {static_cast<float>(mx + x / w), static_cast<float>(my + y / w)};
 }
 
 namespace {
@@ -58,7 +60,10 @@ PointF stepK(const CylinderWrap& m, double k, double j) {
   const PointF a = m.at(k + 0.5, j), b = m.at(k - 0.5, j);
   return {a.x - b.x, a.y - b.y};
 }
-PointF stepJ(const CylinderWrap& m) { return {static_cast<float>(m.ax[3]), static_cast<float>(m.ay[3])}; }
+PointF stepJ(const CylinderWrap& m, double k, double j) {
+  const PointF a = m.at(k, j + 0.5), b = m.at(k, j - 0.5);
+  return {a.x - b.x, a.y - b.y};
+}
 
 struct ModelPoint {
   double k, j, x, y, w;
@@ -67,24 +72,32 @@ struct ModelPoint {
 // Weighted least squares of the linear part for a given dphi; returns the weighted mean squared
 // misfit (pixels^2), or a negative value when singular.
 double fitLinear(const std::vector<ModelPoint>& pts, CylinderWrap& m) {
-  double S[16] = {0}, bx[4] = {0}, by[4] = {0}, wsum = 0;
+  // Linear in the 11 unknowns once multiplied out: a . f - x (e . g) = x, b . f - y (e . g) = y
+  // (image coordinates taken about the centroid, so the system stays well conditioned).
+  constexpr int kN = 11;
+  double S[kN * kN] = {0}, v[kN] = {0}, wsum = 0, mx = 0, my = 0;
+  for (const ModelPoint& p : pts) mx += p.w * p.x, my += p.w * p.y, wsum += p.w;
+  if (wsum <= 0) return -1;
+  mx /= wsum;
+  my /= wsum;
   for (const ModelPoint& p : pts) {
     if (p.w <= 0) continue;
     double f[4];
     CylinderWrap::basis(p.k, p.j, m.kc, m.dphi, f);
-    for (int a = 0; a < 4; ++a) {
-      for (int b = 0; b < 4; ++b) S[a * 4 + b] += p.w * f[a] * f[b];
-      bx[a] += p.w * f[a] * p.x;
-      by[a] += p.w * f[a] * p.y;
+    const double x = p.x - mx, y = p.y - my;
+    const double rx[kN] = {f[0], f[1], f[2], f[3], 0, 0, 0, 0, -x * f[1], -x * f[2], -x * f[3]};
+    const double ry[kN] = {0, 0, 0, 0, f[0], f[1], f[2], f[3], -y * f[1], -y * f[2], -y * f[3]};
+    for (int a = 0; a < kN; ++a) {
+      for (int b = 0; b < kN; ++b) S[a * kN + b] += p.w * (rx[a] * rx[b] + ry[a] * ry[b]);
+      v[a] += p.w * (rx[a] * x + ry[a] * y);
     }
-    wsum += p.w;
   }
-  if (wsum <= 0) return -1;
-  double Sy[16];
-  std::copy(S, S + 16, Sy);
-  if (!solveLinear(S, bx, 4) || !solveLinear(Sy, by, 4)) return -1;
-  std::copy(bx, bx + 4, m.ax);
-  std::copy(by, by + 4, m.ay);
+  if (!solveLinear(S, v, kN)) return -1;
+  std::copy(v, v + 4, m.ax);
+  std::copy(v + 4, v + 8, m.ay);
+  std::copy(v + 8, v + 11, m.persp);
+  m.mx = mx;
+  m.my = my;
   double err = 0;
   for (const ModelPoint& p : pts) {
     if (p.w <= 0) continue;
@@ -190,7 +203,7 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
         if (d2 < bestD2) bestD2 = d2, bk = k, bj = j;
       }
     if (((bk + bj) & 1) != parity) continue;
-    const PointF sk = stepK(best, bk, bj), sj = stepJ(best);
+    const PointF sk = stepK(best, bk, bj), sj = stepJ(best, bk, bj);
     const float step = std::min(std::hypot(sk.x, sk.y), std::hypot(sj.x, sj.y));
     if (bestD2 > 0.35f * 0.35f * step * step) continue;
     const int64_t key = best.alongCols ? gridKey(bj, bk) : gridKey(bk, bj);
@@ -251,7 +264,7 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
           ++outside;
           continue;
         }
-        const PointF sk = stepK(best, k, j), sj = stepJ(best);
+        const PointF sk = stepK(best, k, j), sj = stepJ(best, k, j);
         const float kStep = std::hypot(sk.x, sk.y);
         if (kStep < kMinColumnStep) {
           silhouette = true;
