@@ -131,6 +131,7 @@ double fitModel(const std::vector<ModelPoint>& pts, double maxDphi, CylinderWrap
 constexpr float kDotScore = 0.6f;      // share of the lattice's dot contrast a found dot must reach
 constexpr int kQuietLines = 3;         // empty lines that end the symbol (its quiet zone)
 constexpr float kMinColumnStep = 1.2f;  // pixels: closer columns are the silhouette, not readable
+constexpr double kMinFlatMisfit = 1.5;  // a flat print's misfit (squared) over the wrap's, at least
 constexpr double kMinHalfArc = 0.3;    // radians the grown lattice must span either side to be worth it
 
 }  // namespace
@@ -175,8 +176,16 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
       e = fitModel(pts, maxDphi, m);
       if (e < 0) break;
     }
-    DBG("cylinder axis %d: dphi %.3f half arc %.2f rms %.2f px\n", axis, m.dphi, m.dphi * span / 2, std::sqrt(std::max(0.0, e)));
-    if (e >= 0 && (bestErr < 0 || e < bestErr)) bestErr = e, best = m;
+    if (e < 0) continue;
+    // The same dots on a flat print (dphi = 0: the model is then quadratic along k, with the
+    // camera's perspective): a wrap must explain clearly more than that.
+    CylinderWrap flat = m;
+    flat.dphi = 0;
+    const double eFlat = fitLinear(pts, flat);
+    DBG("cylinder axis %d: dphi %.3f half arc %.2f rms %.2f px, flat %.2f px\n", axis, m.dphi, m.dphi * span / 2,
+        std::sqrt(std::max(0.0, e)), std::sqrt(std::max(0.0, eFlat)));
+    if (eFlat >= 0 && eFlat < kMinFlatMisfit * e) continue;
+    if (bestErr < 0 || e < bestErr) bestErr = e, best = m;
   }
   if (bestErr < 0) return false;
   const int kMin0 = best.alongCols ? fit.colMin : fit.rowMin, kMax0 = best.alongCols ? fit.colMax : fit.rowMax;
