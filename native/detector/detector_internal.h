@@ -237,12 +237,14 @@ class GridMapper {
     wrap_ = wrap;
     wrapped_ = true;
   }
+  // The lattice bends beyond what a homography follows (the local affine maps were fitted).
+  bool curved() const { return curved_; }
   PointF map(float row, float col) const;
 
  private:
   double h_[9] = {0};
   CylinderWrap wrap_;
-  bool wrapped_ = false;
+  bool wrapped_ = false, curved_ = false;
   // residuals on a coarse table over the grid extent (row/col offsets from rowMin/colMin)
   int r0_ = 0, c0_ = 0, rows_ = 0, cols_ = 0;
   std::vector<float> resX_, resY_;

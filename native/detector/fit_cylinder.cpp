@@ -80,17 +80,56 @@ double fitLinear(const std::vector<ModelPoint>& pts, CylinderWrap& m) {
   if (wsum <= 0) return -1;
   mx /= wsum;
   my /= wsum;
+  // sin and cos per line, not per dot (the lattice's k are integers)
+  double kLo = 1e9, kHi = -1e9;
+  for (const ModelPoint& p : pts) kLo = std::min(kLo, p.k), kHi = std::max(kHi, p.k);
+  std::vector<double> f1(static_cast<size_t>(kHi - kLo) + 1), f2(f1.size());
+  for (size_t i = 0; i < f1.size(); ++i) {
+    double f[4];
+    CylinderWrap::basis(kLo + static_cast<double>(i), 0, m.kc, m.dphi, f);
+    f1[i] = f[1];
+    f2[i] = f[2];
+  }
+  auto basisOf = [&](const ModelPoint& p, double f[4]) {
+    const size_t i = static_cast<size_t>(p.k - kLo);
+    f[0] = 1, f[1] = f1[i], f[2] = f2[i], f[3] = p.j;
+  };
+  // The normal matrix by blocks (rx = (f, 0, -x g), ry = (0, f, -y g), g = f[1..3]): the f f'
+  // block is shared by x and y, so each dot costs a few dozen products instead of 2 x 121.
+  double A[16] = {0}, Bx[12] = {0}, By[12] = {0}, C[9] = {0}, fx[4] = {0}, fy[4] = {0}, gr[3] = {0};
   for (const ModelPoint& p : pts) {
     if (p.w <= 0) continue;
     double f[4];
-    CylinderWrap::basis(p.k, p.j, m.kc, m.dphi, f);
-    const double x = p.x - mx, y = p.y - my;
-    const double rx[kN] = {f[0], f[1], f[2], f[3], 0, 0, 0, 0, -x * f[1], -x * f[2], -x * f[3]};
-    const double ry[kN] = {0, 0, 0, 0, f[0], f[1], f[2], f[3], -y * f[1], -y * f[2], -y * f[3]};
-    for (int a = 0; a < kN; ++a) {
-      for (int b = 0; b < kN; ++b) S[a * kN + b] += p.w * (rx[a] * rx[b] + ry[a] * ry[b]);
-      v[a] += p.w * (rx[a] * x + ry[a] * y);
+    basisOf(p, f);
+    const double x = p.x - mx, y = p.y - my, r2 = x * x + y * y, w = p.w;
+    for (int a = 0; a < 4; ++a) {
+      const double wf = w * f[a];
+      for (int b = a; b < 4; ++b) A[a * 4 + b] += wf * f[b];
+      for (int b = 0; b < 3; ++b) Bx[a * 3 + b] -= wf * x * f[b + 1], By[a * 3 + b] -= wf * y * f[b + 1];
+      fx[a] += wf * x;
+      fy[a] += wf * y;
     }
+    for (int a = 0; a < 3; ++a) {
+      for (int b = a; b < 3; ++b) C[a * 3 + b] += w * r2 * f[a + 1] * f[b + 1];
+      gr[a] -= w * r2 * f[a + 1];
+    }
+  }
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < a; ++b) A[a * 4 + b] = A[b * 4 + a];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < a; ++b) C[a * 3 + b] = C[b * 3 + a];
+  for (int a = 0; a < 4; ++a) {
+    for (int b = 0; b < 4; ++b) S[a * kN + b] = S[(a + 4) * kN + b + 4] = A[a * 4 + b];
+    for (int b = 0; b < 3; ++b) {
+      S[a * kN + 8 + b] = S[(8 + b) * kN + a] = Bx[a * 3 + b];
+      S[(a + 4) * kN + 8 + b] = S[(8 + b) * kN + a + 4] = By[a * 3 + b];
+    }
+    v[a] = fx[a];
+    v[a + 4] = fy[a];
+  }
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) S[(8 + a) * kN + 8 + b] = C[a * 3 + b];
+    v[8 + a] = gr[a];
   }
   if (!solveLinear(S, v, kN)) return -1;
   std::copy(v, v + 4, m.ax);
@@ -101,36 +140,167 @@ double fitLinear(const std::vector<ModelPoint>& pts, CylinderWrap& m) {
   double err = 0;
   for (const ModelPoint& p : pts) {
     if (p.w <= 0) continue;
-    const PointF q = m.at(p.k, p.j);
-    err += p.w * ((q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y));
+    double f[4];
+    basisOf(p, f);
+    double x = 0, y = 0, w = 1;
+    for (int i = 0; i < 4; ++i) x += m.ax[i] * f[i], y += m.ay[i] * f[i];
+    for (int i = 0; i < 3; ++i) w += m.persp[i] * f[i + 1];
+    if (std::fabs(w) < 1e-6) w = 1e-6;
+    const double ex = mx + x / w - p.x, ey = my + y / w - p.y;
+    err += p.w * (ex * ex + ey * ey);
   }
   return err / wsum;
 }
 
-// Searches dphi (coarse grid, then two finer rounds around the best); the linear part follows.
-double fitModel(const std::vector<ModelPoint>& pts, double maxDphi, CylinderWrap& m) {
-  double best = -1, bestD = 0;
-  double lo = 0, hi = maxDphi;
+// Solves the symmetric positive 4 x 4 system S a = b for two right-hand sides at once (x and y
+// share their normal matrix), by Cholesky; false when S is singular.
+bool solveTwo4(const double S[16], double a[4], double b[4]) {
+  double L[16] = {0};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j <= i; ++j) {
+      double v = S[i * 4 + j];
+      for (int k = 0; k < j; ++k) v -= L[i * 4 + k] * L[j * 4 + k];
+      if (i == j) {
+        if (v <= 1e-12) return false;
+        L[i * 4 + i] = std::sqrt(v);
+      } else {
+        L[i * 4 + j] = v / L[j * 4 + j];
+      }
+    }
+  for (double* r : {a, b}) {
+    for (int i = 0; i < 4; ++i) {
+      for (int k = 0; k < i; ++k) r[i] -= L[i * 4 + k] * r[k];
+      r[i] /= L[i * 4 + i];
+    }
+    for (int i = 3; i >= 0; --i) {
+      for (int k = i + 1; k < 4; ++k) r[i] -= L[k * 4 + i] * r[k];
+      r[i] /= L[i * 4 + i];
+    }
+  }
+  return true;
+}
+
+// The orthographic model's squared misfit for one dphi, from per-line moments (the basis depends
+// on k only through sin and cos, so the normal equations sum over the lines, not the dots: the
+// search over dphi costs a few dozen operations per line and value).
+struct LineMoments {
+  double k = 0, n = 0, sj = 0, sjj = 0, sx = 0, sy = 0, sxj = 0, syj = 0, sxx = 0, syy = 0;
+};
+
+double orthoMisfit(const std::vector<LineMoments>& lines, double kc, double dphi, double* coefX = nullptr,
+                   double* coefY = nullptr) {
+  double S[16] = {0}, bx[4] = {0}, by[4] = {0}, sxx = 0, syy = 0, n = 0;
+  for (const LineMoments& l : lines) {
+    double f[4];
+    CylinderWrap::basis(l.k, 0, kc, dphi, f);
+    const double f1 = f[1], f2 = f[2];
+    const double row0[4] = {l.n, l.n * f1, l.n * f2, l.sj};
+    const double row1[4] = {l.n * f1, l.n * f1 * f1, l.n * f1 * f2, f1 * l.sj};
+    const double row2[4] = {l.n * f2, l.n * f1 * f2, l.n * f2 * f2, f2 * l.sj};
+    const double row3[4] = {l.sj, f1 * l.sj, f2 * l.sj, l.sjj};
+    for (int c = 0; c < 4; ++c) S[c] += row0[c], S[4 + c] += row1[c], S[8 + c] += row2[c], S[12 + c] += row3[c];
+    bx[0] += l.sx, bx[1] += f1 * l.sx, bx[2] += f2 * l.sx, bx[3] += l.sxj;
+    by[0] += l.sy, by[1] += f1 * l.sy, by[2] += f2 * l.sy, by[3] += l.syj;
+    sxx += l.sxx, syy += l.syy, n += l.n;
+  }
+  if (n <= 0) return -1;
+  double ax[4], ay[4];
+  std::copy(bx, bx + 4, ax);
+  std::copy(by, by + 4, ay);
+  if (!solveTwo4(S, ax, ay)) return -1;
+  if (coefX) std::copy(ax, ax + 4, coefX);
+  if (coefY) std::copy(ay, ay + 4, coefY);
+  // least squares: residual sum = sum x^2 - a . (sum f x)
+  double rss = sxx + syy;
+  for (int i = 0; i < 4; ++i) rss -= ax[i] * bx[i] + ay[i] * by[i];
+  return std::max(0.0, rss) / n;
+}
+
+// The orthographic model (no perspective) of the weighted dots: dphi searched on a coarse grid
+// and two finer rounds around the best. Cheap (per-line moments), so every lattice that did not
+// read can afford it; the perspective follows only for those that look wrapped.
+double fitOrtho(const std::vector<ModelPoint>& pts, double maxDphi, CylinderWrap& m) {
+  // image coordinates about the centroid (no cancellation in sum x^2)
+  double mx = 0, my = 0, wsum = 0;
+  for (const ModelPoint& p : pts) mx += p.w * p.x, my += p.w * p.y, wsum += p.w;
+  if (wsum <= 0) return -1;
+  mx /= wsum;
+  my /= wsum;
+  std::vector<LineMoments> lines;
+  for (const ModelPoint& p : pts) {
+    if (p.w <= 0) continue;
+    auto it = std::find_if(lines.begin(), lines.end(), [&](const LineMoments& l) { return l.k == p.k; });
+    if (it == lines.end()) {
+      lines.emplace_back();
+      it = lines.end() - 1;
+      it->k = p.k;
+    }
+    const double x = p.x - mx, y = p.y - my;
+    it->n += p.w, it->sj += p.w * p.j, it->sjj += p.w * p.j * p.j, it->sx += p.w * x, it->sy += p.w * y;
+    it->sxj += p.w * x * p.j, it->syj += p.w * y * p.j, it->sxx += p.w * x * x, it->syy += p.w * y * y;
+  }
+  double best = -1, bestD = 0, lo = 0, hi = maxDphi;
+  for (int round = 0; round < (maxDphi > 0 ? 3 : 0); ++round) {
+    const int steps = round == 0 ? 16 : 6;
+    for (int s = 0; s <= steps; ++s) {
+      const double d = lo + (hi - lo) * s / steps;
+      const double e = orthoMisfit(lines, m.kc, d);
+      if (e >= 0 && (best < 0 || e < best)) best = e, bestD = d;
+    }
+    const double w = (hi - lo) / steps;
+    lo = std::max(0.0, bestD - w);
+    hi = std::min(maxDphi, bestD + w);
+  }
+  if (maxDphi > 0 && best < 0) return -1;
+  m.dphi = bestD;
+  m.mx = mx;
+  m.my = my;
+  std::fill(m.persp, m.persp + 3, 0.0);
+  return orthoMisfit(lines, m.kc, bestD, m.ax, m.ay);
+}
+
+// The model with the camera's perspective, dphi searched within `range` of m's (the perspective
+// moves it: the far side of the cylinder is smaller too), in three rounds of finer steps.
+double fitPerspective(const std::vector<ModelPoint>& pts, double maxDphi, double range, CylinderWrap& m) {
+  double best = -1, lo = std::max(0.0, m.dphi - range), hi = std::min(maxDphi, m.dphi + range);
+  CylinderWrap chosen = m;
   for (int round = 0; round < 3; ++round) {
-    constexpr int kSteps = 24;
+    constexpr int kSteps = 8;
     for (int s = 0; s <= kSteps; ++s) {
       CylinderWrap t = m;
       t.dphi = lo + (hi - lo) * s / kSteps;
       const double e = fitLinear(pts, t);
-      if (e >= 0 && (best < 0 || e < best)) best = e, bestD = t.dphi;
+      if (e >= 0 && (best < 0 || e < best)) best = e, chosen = t;
     }
     const double w = (hi - lo) / kSteps;
-    lo = std::max(0.0, bestD - w);
-    hi = std::min(maxDphi, bestD + w);
+    lo = std::max(0.0, chosen.dphi - w);
+    hi = std::min(maxDphi, chosen.dphi + w);
   }
   if (best < 0) return -1;
-  m.dphi = bestD;
-  return fitLinear(pts, m);
+  m = chosen;
+  return best;
+}
+
+// Weights 1 for the dots within 3 typical misfits of the model (at least 0.8 px), 0 for the rest:
+// mislabelled edge dots lie a column step off, the others within a fraction of a pixel.
+void trimOutliers(std::vector<ModelPoint>& pts, const CylinderWrap& m) {
+  std::vector<float> res(pts.size());
+  for (size_t n = 0; n < pts.size(); ++n) {
+    const PointF q = m.at(pts[n].k, pts[n].j);
+    res[n] = std::hypot(q.x - static_cast<float>(pts[n].x), q.y - static_cast<float>(pts[n].y));
+  }
+  std::vector<float> sorted = res;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  const float tol = std::max(0.8f, 3.0f * sorted[sorted.size() / 2]);
+  for (size_t n = 0; n < pts.size(); ++n) pts[n].w = res[n] <= tol ? 1.0 : 0.0;
 }
 
 constexpr float kDotScore = 0.6f;      // share of the lattice's dot contrast a found dot must reach
 constexpr int kQuietLines = 3;         // empty lines that end the symbol (its quiet zone)
 constexpr float kMinColumnStep = 1.2f;  // pixels: closer columns are the silhouette, not readable
+// Root mean misfit of the orthographic model, in pitches, beyond which a lattice is not taken for
+// a wrapped one (a near camera leaves up to a quarter pitch; decoys of empty frames miss more).
+constexpr double kMaxOrthoMisfit = 0.35;
 constexpr double kMinFlatMisfit = 1.5;  // a flat print's misfit (squared) over the wrap's, at least
 constexpr double kMinHalfArc = 0.3;    // radians the grown lattice must span either side to be worth it
 
@@ -159,29 +329,32 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
       pts.push_back({k, j, blobs[d.blob].x, blobs[d.blob].y, w});
     }
     const double maxDphi = 3.0 / span;  // (the grown lattice spans at most about 170 degrees)
-    double e = fitModel(pts, maxDphi, m);
-    if (e < 0) continue;
-    // Every dot, with the misfits far beyond the typical one trimmed (mislabelled edge dots lie
-    // a column step off, the others within a fraction of a pixel), three times.
-    std::vector<float> res(pts.size());
-    for (int round = 0; round < 3; ++round) {
-      for (size_t n = 0; n < pts.size(); ++n) {
-        const PointF q = m.at(pts[n].k, pts[n].j);
-        res[n] = std::hypot(q.x - static_cast<float>(pts[n].x), q.y - static_cast<float>(pts[n].y));
-      }
-      std::vector<float> sorted = res;
-      std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-      const float tol = std::max(0.8f, 3.0f * sorted[sorted.size() / 2]);
-      for (size_t n = 0; n < pts.size(); ++n) pts[n].w = res[n] <= tol ? 1.0 : 0.0;
-      e = fitModel(pts, maxDphi, m);
-      if (e < 0) break;
+    double e = fitOrtho(pts, maxDphi, m);
+    // (the middle alone already shows whether the lattice bends: most decoys end here)
+    if (e < 0 || m.dphi * span / 2 < 0.5 * kMinHalfArc || e > 4 * kMaxOrthoMisfit * kMaxOrthoMisfit * fit.pitch * fit.pitch)
+      continue;
+    for (int round = 0; round < 2 && e >= 0; ++round) {
+      trimOutliers(pts, m);
+      e = fitOrtho(pts, maxDphi, m);
     }
+    if (e < 0) continue;
+    // Most lattices that did not read are not wrapped (decoys of an empty frame, flat prints
+    // that failed elsewhere): the orthographic model already shows it, at little cost.
+    CylinderWrap flat = m;
+    double eFlat = fitOrtho(pts, 0, flat);
+    DBG("cylinder axis %d: %zu dots pitch %.1f orthographic dphi %.3f half arc %.2f rms %.2f px, flat %.2f px\n", axis, fit.dots.size(), fit.pitch, m.dphi,
+        m.dphi * span / 2, std::sqrt(e), std::sqrt(std::max(0.0, eFlat)));
+    if (m.dphi * span / 2 < kMinHalfArc || e > kMaxOrthoMisfit * kMaxOrthoMisfit * fit.pitch * fit.pitch) continue;
+    e = fitPerspective(pts, maxDphi, 0.25 * maxDphi, m);
+    if (e < 0) continue;
+    trimOutliers(pts, m);
+    e = fitPerspective(pts, maxDphi, 0.1 * maxDphi, m);
     if (e < 0) continue;
     // The same dots on a flat print (dphi = 0: the model is then quadratic along k, with the
     // camera's perspective): a wrap must explain clearly more than that.
-    CylinderWrap flat = m;
+    flat = m;
     flat.dphi = 0;
-    const double eFlat = fitLinear(pts, flat);
+    eFlat = fitLinear(pts, flat);
     DBG("cylinder axis %d: dphi %.3f half arc %.2f rms %.2f px, flat %.2f px\n", axis, m.dphi, m.dphi * span / 2,
         std::sqrt(std::max(0.0, e)), std::sqrt(std::max(0.0, eFlat)));
     if (eFlat >= 0 && eFlat < kMinFlatMisfit * e) continue;
@@ -296,6 +469,7 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
           }
         if ((ground - bestV) / contrast >= kDotScore) found.push_back({bx, by, j});
       }
+      DBG("cylinder line %d: seen %d found %zu outside %d silhouette %d\n", k, seen, found.size(), outside, silhouette);
       if (silhouette || outside > 0 || seen * 2 < (jMax - jMin + 1) / 2) break;
       if (seen >= 8 && found.size() * 10 > static_cast<size_t>(seen) * 9) break;  // a bar, not a line
       if (found.size() * 8 < static_cast<size_t>(seen)) found.clear();

@@ -198,7 +198,8 @@ bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) 
     misfit += std::hypot(blobs[d.blob].x - p.x, blobs[d.blob].y - p.y);
     ++kept;
   }
-  if (!wrapped_ && kept > 0 && misfit / kept > 0.12 * lattice.pitch) fitLocalAffine(blobs, lattice);
+  curved_ = kept > 0 && misfit / kept > 0.12 * lattice.pitch;
+  if (!wrapped_ && curved_) fitLocalAffine(blobs, lattice);
   return true;
 }
 
