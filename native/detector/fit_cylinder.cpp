@@ -325,7 +325,7 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
     for (const LatticeDot& d : fit.dots) {
       const double k = m.alongCols ? d.col : d.row, j = m.alongCols ? d.row : d.col;
       // The middle first: the edge dots are the ones whose labels may be wrong.
-      const double w = std::fabs(k - m.kc) <= 0.35 * span ? 1.0 : 0.0;
+      const double w = std::fabs(k - m.kc) <= 0.25 * span ? 1.0 : 0.0;
       pts.push_back({k, j, blobs[d.blob].x, blobs[d.blob].y, w});
     }
     const double maxDphi = 3.0 / span;  // (the grown lattice spans at most about 170 degrees)
@@ -347,8 +347,10 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
     if (m.dphi * span / 2 < kMinHalfArc || e > kMaxOrthoMisfit * kMaxOrthoMisfit * fit.pitch * fit.pitch) continue;
     e = fitPerspective(pts, maxDphi, 0.25 * maxDphi, m);
     if (e < 0) continue;
-    trimOutliers(pts, m);
-    e = fitPerspective(pts, maxDphi, 0.1 * maxDphi, m);
+    for (int round = 0; round < 2 && e >= 0; ++round) {
+      trimOutliers(pts, m);
+      e = fitPerspective(pts, maxDphi, 0.1 * maxDphi, m);
+    }
     if (e < 0) continue;
     // The same dots on a flat print (dphi = 0: the model is then quadratic along k, with the
     // camera's perspective): a wrap must explain clearly more than that.
