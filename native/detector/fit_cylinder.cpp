@@ -297,7 +297,7 @@ void trimOutliers(std::vector<ModelPoint>& pts, const CylinderWrap& m) {
 
 constexpr float kDotScore = 0.6f;      // share of the lattice's dot contrast a found dot must reach
 constexpr int kQuietLines = 3;         // empty lines that end the symbol (its quiet zone)
-constexpr float kMinColumnStep = 1.2f;  // pixels: closer columns are the silhouette, not readable
+constexpr float kMinColumnStep = 0.8f;  // pixels: closer columns are the silhouette, not readable
 // Root mean misfit of the orthographic model, in pitches, beyond which a lattice is not taken for
 // a wrapped one (a near camera leaves up to a quarter pitch; decoys of empty frames miss more).
 constexpr double kMaxOrthoMisfit = 0.35;
