@@ -295,14 +295,14 @@ void trimOutliers(std::vector<ModelPoint>& pts, const CylinderWrap& m) {
   for (size_t n = 0; n < pts.size(); ++n) pts[n].w = res[n] <= tol ? 1.0 : 0.0;
 }
 
-constexpr float kDotScore = 0.6f;      // share of the lattice's dot contrast a found dot must reach
-constexpr int kQuietLines = 3;         // empty lines that end the symbol (its quiet zone)
+constexpr float kDotScore = 0.6f;       // share of the lattice's dot contrast a found dot must reach
+constexpr int kQuietLines = 3;          // empty lines that end the symbol (its quiet zone)
 constexpr float kMinColumnStep = 0.8f;  // pixels: closer columns are the silhouette, not readable
 // Root mean misfit of the orthographic model, in pitches, beyond which a lattice is not taken for
 // a wrapped one (a near camera leaves up to a quarter pitch; decoys of empty frames miss more).
 constexpr double kMaxOrthoMisfit = 0.35;
 constexpr double kMinFlatMisfit = 1.5;  // a flat print's misfit (squared) over the wrap's, at least
-constexpr double kMinHalfArc = 0.3;    // radians the grown lattice must span either side to be worth it
+constexpr double kMinHalfArc = 0.3;     // radians the grown lattice must span either side to be worth it
 
 }  // namespace
 
