@@ -219,7 +219,7 @@ double orthoMisfit(const std::vector<LineMoments>& lines, double kc, double dphi
 // The orthographic model (no perspective) of the weighted dots: dphi searched on a coarse grid
 // and two finer rounds around the best. Cheap (per-line moments), so every lattice that did not
 // read can afford it; the perspective follows only for those that look wrapped.
-double fitOrtho(const std::vector<ModelPoint>& pts, double maxDphi, CylinderWrap& m) {
+double fitOrtho(const std::vector<ModelPoint>& pts, double maxDphi, CylinderWrap& m, int rounds = 3) {
   // image coordinates about the centroid (no cancellation in sum x^2)
   double mx = 0, my = 0, wsum = 0;
   for (const ModelPoint& p : pts) mx += p.w * p.x, my += p.w * p.y, wsum += p.w;
@@ -240,7 +240,7 @@ double fitOrtho(const std::vector<ModelPoint>& pts, double maxDphi, CylinderWrap
     it->sxj += p.w * x * p.j, it->syj += p.w * y * p.j, it->sxx += p.w * x * x, it->syy += p.w * y * y;
   }
   double best = -1, bestD = 0, lo = 0, hi = maxDphi;
-  for (int round = 0; round < (maxDphi > 0 ? 3 : 0); ++round) {
+  for (int round = 0; round < (maxDphi > 0 ? rounds : 0); ++round) {
     const int steps = round == 0 ? 16 : 6;
     for (int s = 0; s <= steps; ++s) {
       const double d = lo + (hi - lo) * s / steps;
@@ -261,10 +261,10 @@ double fitOrtho(const std::vector<ModelPoint>& pts, double maxDphi, CylinderWrap
 
 // The model with the camera's perspective, dphi searched within `range` of m's (the perspective
 // moves it: the far side of the cylinder is smaller too), in three rounds of finer steps.
-double fitPerspective(const std::vector<ModelPoint>& pts, double maxDphi, double range, CylinderWrap& m) {
+double fitPerspective(const std::vector<ModelPoint>& pts, double maxDphi, double range, CylinderWrap& m, int rounds = 3) {
   double best = -1, lo = std::max(0.0, m.dphi - range), hi = std::min(maxDphi, m.dphi + range);
   CylinderWrap chosen = m;
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     constexpr int kSteps = 8;
     for (int s = 0; s <= kSteps; ++s) {
       CylinderWrap t = m;
@@ -301,8 +301,9 @@ constexpr float kMinColumnStep = 0.8f;  // pixels: closer columns are the silhou
 // Root mean misfit of the orthographic model, in pitches, beyond which a lattice is not taken for
 // a wrapped one (a near camera leaves up to a quarter pitch; decoys of empty frames miss more).
 constexpr double kMaxOrthoMisfit = 0.35;
-constexpr double kMinFlatMisfit = 1.5;  // a flat print's misfit (squared) over the wrap's, at least
-constexpr double kMinHalfArc = 0.3;     // radians the grown lattice must span either side to be worth it
+constexpr double kMinFlatMisfitOrtho = 1.1;  // the same for the orthographic models, before the perspective
+constexpr double kMinFlatMisfit = 1.5;       // a flat print's misfit (squared) over the wrap's, at least
+constexpr double kMinHalfArc = 0.3;          // radians the grown lattice must span either side to be worth it
 
 }  // namespace
 
@@ -329,13 +330,14 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
       pts.push_back({k, j, blobs[d.blob].x, blobs[d.blob].y, w});
     }
     const double maxDphi = 3.0 / span;  // (the grown lattice spans at most about 170 degrees)
-    double e = fitOrtho(pts, maxDphi, m);
-    // (the middle alone already shows whether the lattice bends: most decoys end here)
+    double e = fitOrtho(pts, maxDphi, m, 1);
+    // (the middle alone, on the coarse steps, already shows whether the lattice bends: most
+    // decoys end here)
     if (e < 0 || m.dphi * span / 2 < 0.5 * kMinHalfArc || e > 4 * kMaxOrthoMisfit * kMaxOrthoMisfit * fit.pitch * fit.pitch)
       continue;
     for (int round = 0; round < 2 && e >= 0; ++round) {
       trimOutliers(pts, m);
-      e = fitOrtho(pts, maxDphi, m);
+      e = fitOrtho(pts, maxDphi, m, 2);
     }
     if (e < 0) continue;
     // Most lattices that did not read are not wrapped (decoys of an empty frame, flat prints
@@ -344,12 +346,14 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
     double eFlat = fitOrtho(pts, 0, flat);
     DBG("cylinder axis %d: %zu dots pitch %.1f orthographic dphi %.3f half arc %.2f rms %.2f px, flat %.2f px\n", axis, fit.dots.size(), fit.pitch, m.dphi,
         m.dphi * span / 2, std::sqrt(e), std::sqrt(std::max(0.0, eFlat)));
-    if (m.dphi * span / 2 < kMinHalfArc || e > kMaxOrthoMisfit * kMaxOrthoMisfit * fit.pitch * fit.pitch) continue;
+    if (m.dphi * span / 2 < kMinHalfArc || e > kMaxOrthoMisfit * kMaxOrthoMisfit * fit.pitch * fit.pitch ||
+        eFlat < kMinFlatMisfitOrtho * e)
+      continue;
     e = fitPerspective(pts, maxDphi, 0.25 * maxDphi, m);
     if (e < 0) continue;
     for (int round = 0; round < 2 && e >= 0; ++round) {
       trimOutliers(pts, m);
-      e = fitPerspective(pts, maxDphi, 0.1 * maxDphi, m);
+      e = fitPerspective(pts, maxDphi, 0.05 * maxDphi, m, 2);
     }
     if (e < 0) continue;
     // The same dots on a flat print (dphi = 0: the model is then quadratic along k, with the
