@@ -237,14 +237,16 @@ class GridMapper {
     wrap_ = wrap;
     wrapped_ = true;
   }
-  // The lattice bends beyond what a homography follows (the local affine maps were fitted).
-  bool curved() const { return curved_; }
+  // How far the lattice dots miss the homography on average, in pitches (over 0.12 the local
+  // affine maps are used: the lattice bends).
+  float misfit() const { return misfit_; }
   PointF map(float row, float col) const;
 
  private:
   double h_[9] = {0};
   CylinderWrap wrap_;
-  bool wrapped_ = false, curved_ = false;
+  bool wrapped_ = false;
+  float misfit_ = 0;
   // residuals on a coarse table over the grid extent (row/col offsets from rowMin/colMin)
   int r0_ = 0, c0_ = 0, rows_ = 0, cols_ = 0;
   std::vector<float> resX_, resY_;
@@ -311,6 +313,9 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
 // (fit_cylinder.cpp): relabels its dots and adds the compressed lines towards the silhouette
 // (new dots appended to `blobs`). False, and the fit untouched, when the lattice is not wrapped.
 bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit, CylinderWrap& wrap);
+// The homography misfit (pitches, GridMapper::misfit) from which a lattice is worth that model: a
+// cylinder's lattice that needs it misses by more (its edge columns), and most decoys by less.
+constexpr float kMinCylinderMisfit = 0.16f;
 
 // Lattice evidence (lattice_evidence.cpp): the mean presence over the lattice positions of the
 // fit's own box, read from `grid` (sampled from grid position (gridRow0, gridCol0)). A DotCode

@@ -1237,7 +1237,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       // fits of the growth and the extension drift over, follow from one model of the wrap.
       LatticeFit wrapped = cand.fit;
       CylinderWrap wrap;
-      if (got == 0 && cand.mapper.curved() && Clock::now() < deadline && fitCylinderLattice(*cand.ctx.img, cand.dark, *cand.blobs, wrapped, wrap))
+      if (got == 0 && cand.mapper.misfit() > kMinCylinderMisfit && Clock::now() < deadline && fitCylinderLattice(*cand.ctx.img, cand.dark, *cand.blobs, wrapped, wrap))
         got = retry(std::move(wrapped), nullptr, "refitted to a cylinder", &wrap);
     }
     if (got <= 0) return got;

@@ -198,8 +198,8 @@ bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) 
     misfit += std::hypot(blobs[d.blob].x - p.x, blobs[d.blob].y - p.y);
     ++kept;
   }
-  curved_ = kept > 0 && misfit / kept > 0.12 * lattice.pitch;
-  if (!wrapped_ && curved_) fitLocalAffine(blobs, lattice);
+  misfit_ = kept > 0 && lattice.pitch > 0 ? static_cast<float>(misfit / kept / lattice.pitch) : 0.0f;
+  if (!wrapped_ && misfit_ > 0.12f) fitLocalAffine(blobs, lattice);
   return true;
 }
 
