@@ -199,7 +199,7 @@ bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) 
     ++kept;
   }
   misfit_ = kept > 0 && lattice.pitch > 0 ? static_cast<float>(misfit / kept / lattice.pitch) : 0.0f;
-  if (!wrapped_ && misfit_ > 0.12f) fitLocalAffine(blobs, lattice);
+  if (!wrapped_ && kept > 0 && misfit / kept > 0.12 * lattice.pitch) fitLocalAffine(blobs, lattice);
   return true;
 }
 
