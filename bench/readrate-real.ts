@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
-import { readDotCode } from '../lib/engine/dotcode';
+import { type DotCodeOptions, readDotCode } from '../lib/engine/dotcode';
 import { loadGrey } from '../lib/engine/image';
 import { percentile, REPO_ROOT } from './readrate-core';
 
@@ -56,14 +56,14 @@ export interface RealOutcome {
   detectMs: number;
 }
 
-export async function readRealPhoto(photo: RealPhoto, dir = REAL_DIR): Promise<RealOutcome> {
+export async function readRealPhoto(photo: RealPhoto, dir = REAL_DIR, options: DotCodeOptions = {}): Promise<RealOutcome> {
   const t0 = process.hrtime.bigint();
   const grey = await loadGrey({ kind: 'path', path: path.join(dir, photo.file) });
   const t1 = process.hrtime.bigint();
   let got: string[] = [];
   let error: string | undefined;
   try {
-    got = readDotCode(grey, MAX_SYMBOLS).map((s) => s.text);
+    got = readDotCode(grey, MAX_SYMBOLS, options).map((s) => s.text);
   } catch (e) {
     error = (e as Error).message;
   }

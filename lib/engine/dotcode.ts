@@ -33,7 +33,11 @@ export function toSymbol(r: NativeRead): DotCodeSymbol {
 }
 
 /** Detector options the engine sets per call (speed.ts); the addon's defaults otherwise. */
-export interface DotCodeOptions { tryHarder?: boolean }
+export interface DotCodeOptions {
+  tryHarder?: boolean;
+  /** The detector's bound on its work per image, in ms (default 250; tests of reads lift it). */
+  timeBudgetMs?: number;
+}
 
 /**
  * Runs the native reader synchronously. Only decodeSync's helper thread calls this, where

@@ -13,6 +13,11 @@ import { recordedRealFloors } from '../../bench/readrate-results';
 import { readDotCode } from '../../lib/engine/dotcode';
 import { loadGrey } from '../../lib/engine/image';
 
+// The photos are read with the detector's time budget lifted: these tests hold the
+// reader's reads, and a shared CI machine under load cut a large photo's read short at the
+// default 250 ms (35 of 43 instead of 37 in one run). Time is bench/'s business.
+const UNHURRIED = { timeBudgetMs: 10000 };
+
 describe('DotCode read rate on real photographs', function () {
   this.timeout(120000);
   const photos = realPhotos();
@@ -23,7 +28,7 @@ describe('DotCode read rate on real photographs', function () {
       console.log(`    (skipped: ${REAL_DIR} not found; the real photographs are test data kept outside the repository)`);
       this.skip();
     }
-    for (const p of photos!) outs.push(await readRealPhoto(p));
+    for (const p of photos!) outs.push(await readRealPhoto(p, REAL_DIR, UNHURRIED));
   });
 
   it('no photo gives a wrong text', () => {
@@ -71,7 +76,7 @@ describe('DotCode on real pack photographs seen as a phone at close range sees t
       const { width } = await src.metadata();
       const png = await src.resize({ width: (width ?? 640) * 4, kernel: 'cubic' }).blur(2.4).png().toBuffer();
       const grey = await loadGrey({ kind: 'bytes', bytes: png });
-      const got = readDotCode(grey, 8).map((s) => s.text);
+      const got = readDotCode(grey, 8, UNHURRIED).map((s) => s.text);
       if (got.includes(p.expected)) read++;
       for (const g of got) if (g !== p.expected) wrong.push(`${p.file}: ${JSON.stringify(g)}`);
     }
@@ -108,7 +113,7 @@ describe('DotCode on real pack photographs seen from further away and closer up'
         let img = src.resize({ width: Math.round((width ?? 640) * c.scale) });
         if (c.blur > 0) img = img.blur(c.blur);
         const grey = await loadGrey({ kind: 'bytes', bytes: await img.png().toBuffer() });
-        const got = readDotCode(grey, 8).map((s) => s.text);
+        const got = readDotCode(grey, 8, UNHURRIED).map((s) => s.text);
         if (got.includes(p.expected)) read++;
         for (const g of got) if (g !== p.expected) wrong.push(`${p.file}: ${JSON.stringify(g)}`);
       }
