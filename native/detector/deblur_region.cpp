@@ -29,30 +29,6 @@ namespace {
 using Cf = std::complex<float>;
 constexpr float kPi = 3.14159265358979f;
 
-// In-place iterative radix-2 FFT of n (a power of two) contiguous values; tw holds
-// exp(-2 pi i k / n) for k < n/2. The complex products are written out: std::complex's operator*
-// checks for infinities and NaNs in a library call, which costs several times the arithmetic.
-void fft1(Cf* a, int n, const std::vector<Cf>& tw, bool inverse) {
-  for (int i = 1, j = 0; i < n; ++i) {
-    int bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) std::swap(a[i], a[j]);
-  }
-  const float sign = inverse ? -1.0f : 1.0f;
-  for (int len = 2; len <= n; len <<= 1) {
-    const int half = len / 2, stride = n / len;
-    for (int i = 0; i < n; i += len)
-      for (int k = 0; k < half; ++k) {
-        const float wr = tw[static_cast<size_t>(k) * stride].real(), wi = sign * tw[static_cast<size_t>(k) * stride].imag();
-        const Cf u = a[i + k], v = a[i + k + half];
-        const float tr = v.real() * wr - v.imag() * wi, ti = v.real() * wi + v.imag() * wr;
-        a[i + k] = Cf(u.real() + tr, u.imag() + ti);
-        a[i + k + half] = Cf(u.real() - tr, u.imag() - ti);
-      }
-  }
-}
-
 std::vector<Cf> twiddles(int n) {
   std::vector<Cf> tw(static_cast<size_t>(std::max(1, n / 2)));
   for (int k = 0; k < n / 2; ++k) {
@@ -62,17 +38,59 @@ std::vector<Cf> twiddles(int n) {
   return tw;
 }
 
+// The 1-D radix-2 FFT of every column of an ny x nx row-major array at once (ny a power of two;
+// tw holds exp(-2 pi i k / ny) for k < ny/2). Each butterfly runs along whole rows with one
+// twiddle, so the innermost loop is a contiguous run of nx values that the compiler vectorises
+// (a column copied out and transformed alone spends most of its time in index arithmetic and
+// the short inner loops of the first stages). Every value goes through the same butterflies, in
+// the same order, as a transform of its own column would. The complex products are written out:
+// std::complex's operator* checks for infinities and NaNs in a library call.
+void fftColumns(Cf* a, int nx, int ny, const std::vector<Cf>& tw, bool inverse) {
+  const size_t rowLen = static_cast<size_t>(nx);
+  for (int i = 1, j = 0; i < ny; ++i) {
+    int bit = ny >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) std::swap_ranges(a + i * rowLen, a + (i + 1) * rowLen, a + j * rowLen);
+  }
+  const float sign = inverse ? -1.0f : 1.0f;
+  for (int len = 2; len <= ny; len <<= 1) {
+    const int half = len / 2, stride = ny / len;
+    for (int i = 0; i < ny; i += len)
+      for (int k = 0; k < half; ++k) {
+        const float wr = tw[static_cast<size_t>(k) * stride].real(), wi = sign * tw[static_cast<size_t>(k) * stride].imag();
+        float* u = reinterpret_cast<float*>(a + (i + k) * rowLen);
+        float* v = reinterpret_cast<float*>(a + (i + k + half) * rowLen);
+        for (size_t x = 0; x < 2 * rowLen; x += 2) {
+          const float vr = v[x], vi = v[x + 1], ur = u[x], ui = u[x + 1];
+          const float tr = vr * wr - vi * wi, ti = vr * wi + vi * wr;
+          u[x] = ur + tr;
+          u[x + 1] = ui + ti;
+          v[x] = ur - tr;
+          v[x + 1] = ui - ti;
+        }
+      }
+  }
+}
+
+// `from` (ny rows of nx values) into `to` (nx rows of ny values): rows become columns.
+void transpose(const Cf* from, int nx, int ny, Cf* to) {
+  constexpr int kTile = 16;  // (both sides of a tile stay in the cache)
+  for (int y0 = 0; y0 < ny; y0 += kTile)
+    for (int x0 = 0; x0 < nx; x0 += kTile)
+      for (int y = y0; y < std::min(ny, y0 + kTile); ++y)
+        for (int x = x0; x < std::min(nx, x0 + kTile); ++x) to[static_cast<size_t>(x) * ny + y] = from[static_cast<size_t>(y) * nx + x];
+}
+
 // 2-D FFT of an ny x nx row-major array (both powers of two; unnormalised, the inverse is scaled
-// by 1/(nx ny)). Columns are copied out and back, so every transform runs on contiguous values.
+// by 1/(nx ny)). The rows first (as columns of the transposed array), then the columns.
 void fft2(std::vector<Cf>& a, int nx, int ny, bool inverse) {
   const std::vector<Cf> twx = twiddles(nx), twy = twiddles(ny);
-  for (int y = 0; y < ny; ++y) fft1(&a[static_cast<size_t>(y) * nx], nx, twx, inverse);
-  std::vector<Cf> col(static_cast<size_t>(ny));
-  for (int x = 0; x < nx; ++x) {
-    for (int y = 0; y < ny; ++y) col[y] = a[static_cast<size_t>(y) * nx + x];
-    fft1(col.data(), ny, twy, inverse);
-    for (int y = 0; y < ny; ++y) a[static_cast<size_t>(y) * nx + x] = col[y];
-  }
+  std::vector<Cf> t(a.size());
+  transpose(a.data(), nx, ny, t.data());
+  fftColumns(t.data(), ny, nx, twx, inverse);
+  transpose(t.data(), ny, nx, a.data());
+  fftColumns(a.data(), nx, ny, twy, inverse);
   if (inverse) {
     const float s = 1.0f / (static_cast<float>(nx) * ny);
     for (Cf& v : a) v = Cf(v.real() * s, v.imag() * s);

@@ -371,6 +371,30 @@ TEST("detector: small light dots on a dark pack panel beside text are read (peak
   CHECK(read >= tried - 1);
 }
 
+// The peaks pass reads a region at half resolution for dots of 4+ px (their rims give several
+// full-resolution maxima). Pixel noise (sensor grain, a textured desk: peaks of a pixel or two)
+// holds no such dots, so the half-resolution read is skipped there; pack prints of 3 px modules
+// are still read (the test above).
+TEST("detector: the peaks pass skips the half-resolution read where the full-resolution peaks are small") {
+  int halfReads = 0, fullReads = 0;
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    const int w = 320, h = 240;
+    std::vector<uint8_t> img(static_cast<size_t>(w) * h);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> grain(60, 140);
+    for (uint8_t& px : img) px = static_cast<uint8_t>(grain(rng));
+    dc::DetectorTrace trace;
+    dc::ReadOptions opt;
+    opt.timeBudgetMs = 2000;
+    opt.trace = &trace;
+    CHECK(dc::readDotCodes(dc::GreyImage{img.data(), w, h, w}, opt).empty());
+    for (const auto& pass : trace.passes)
+      if (pass.via == "dotcode:peaks") ++(pass.scale < 1 ? halfReads : fullReads);
+  }
+  CHECK(fullReads >= 3);  // (the frame is read at full resolution)
+  CHECK_EQ(halfReads, 0);
+}
+
 namespace {
 
 // Reads pack scenes of short wide symbols of the sizes tobacco packs carry (`rounds` of each size),
