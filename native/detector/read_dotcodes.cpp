@@ -1274,6 +1274,21 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
         }
     }
   }
+  // Underexposed and low-contrast photos that read nothing are read again with their grey range
+  // stretched (the passes' floors are in grey levels). The stretched image spans the full range,
+  // so this recurses once. After, not instead of, the image as it is: on the pack photos either
+  // reading alone loses photos the other reads.
+  if (results.empty() && options.tryHarder) {
+    const double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+    std::vector<uint8_t> stretched;
+    GreyImage normal;
+    if (left > 1 && stretchLowContrast(image, stretched, normal)) {
+      ReadOptions o = options;
+      o.timeBudgetMs = left;
+      o.trace = nullptr;  // (the trace holds the image as given)
+      results = readDotCodes(normal, o);
+    }
+  }
   return results;
 }
 

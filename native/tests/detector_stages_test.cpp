@@ -371,6 +371,24 @@ TEST("detector: small light dots on a dark pack panel beside text are read (peak
   CHECK(read >= tried - 1);
 }
 
+// The same pack scenes as a dim or washed-out camera shows them: every grey level scaled by
+// `gain` around `offset` (underexposure: gain 0.3; low contrast: gain 0.4 around mid-grey). The
+// light dots then stand a few grey levels above the panel, under the passes' floors; the
+// stretched re-read (stretch_contrast.cpp) must read them as the scenes at full range read.
+TEST("detector: small light dots on a dark panel of an underexposed or low-contrast photo are read") {
+  for (const auto& [gain, offset] : {std::pair<double, double>{0.3, 0}, std::pair<double, double>{0.4, 80}}) {
+    const auto [read, tried] = readScenes(
+        0, 7, [](const Matrix& mx) { return mx.rows * mx.cols <= 1200; },
+        [gain, offset](const Matrix& mx, int tried) {
+          PackScene p = packScene(mx, 3.0, 11.0 + 23.0 * tried);
+          for (uint8_t& v : p.img) v = static_cast<uint8_t>(std::lround(offset + gain * v));
+          return p;
+        });
+    REQUIRE(tried >= 4);
+    CHECK(read >= tried - 1);
+  }
+}
+
 namespace {
 
 // Reads pack scenes of short wide symbols of the sizes tobacco packs carry (`rounds` of each size),
