@@ -3,8 +3,6 @@
 // when it found nothing. Work per image is bounded by ReadOptions.timeBudgetMs and by caps on
 // the number of runs, blobs, clusters and lattice dots.
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <chrono>
 #include <cmath>
 
@@ -1099,17 +1097,6 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       candidateEnds(all, r0, c0, cand.ctx.parity, f, alongCols, 1, hi);
       lo.insert(lo.begin(), alongCols ? f.colMin : f.rowMin);
       hi.insert(hi.begin(), alongCols ? f.colMax : f.rowMax);
-      if (getenv("ENDS")) {
-        fprintf(stderr, "ENDS %s lattice r%d..%d c%d..%d alongCols %d lo:", pass.via, f.rowMin, f.rowMax, f.colMin, f.colMax, alongCols);
-        for (int a : lo) fprintf(stderr, " %d", a);
-        fprintf(stderr, " hi:");
-        for (int b : hi) fprintf(stderr, " %d", b);
-        fprintf(stderr, "\n");
-        for (int k = (alongCols ? c0 : r0); k < (alongCols ? c0 + nc : r0 + nr); ++k) {
-          PointF q = cand.mapper.map(float(alongCols ? f.rowMin : k), float(alongCols ? k : f.colMin));
-          fprintf(stderr, "  line %d %.2f at %.1f,%.1f\n", k, linePresence(all, r0, c0, cand.ctx.parity, f, alongCols, k), q.x / frame.scale + frame.ox, q.y / frame.scale + frame.oy);
-        }
-      }
       for (int a : lo)
         for (int b : hi) {
           if (a == lo[0] && b == hi[0]) continue;  // the lattice's own box: tried above
