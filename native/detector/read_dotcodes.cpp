@@ -379,9 +379,10 @@ constexpr int kPeaksRounds = 8;
 // halved frame fits the peaks pass's pixel budget; gating on a short wide light lattice kept only
 // part of those reads and of the saving. Reads come first.
 constexpr int kPyramidSide = 1400;
-// Images of at most this many pixels (640x480 and smaller) that read nothing are also read
-// upsampled twice (readDotCodes).
-constexpr double kSmallImagePixels = 640.0 * 480.0;
+// Images that, upsampled twice, still fit kPyramidSide (a long side of at most 700 px: 640x480
+// frames, not 1280x720 ones) are read again upsampled when they read nothing (readDotCodes); a
+// larger upsampled image would be halved straight back by pass 8.
+constexpr int kSmallImageSide = kPyramidSide / 2;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
 constexpr int kReach = 24;
@@ -1291,8 +1292,8 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   // px, which the peak search blurs together and the thresholds merge; the fine-lattice stage only
   // re-reads the few lattices it found. The whole image is read again upsampled twice (real pack
   // photos at half size: 27 -> 40 of 43, 0.75x 38 -> 41, turned 90 and 180 degrees 39 -> 41);
-  // 1280x720 frames and larger never pay it.
-  if (static_cast<double>(image.width) * image.height <= det::kSmallImagePixels && rest().timeBudgetMs > 1) {
+  // 1280x720 frames never pay it.
+  if (std::max(image.width, image.height) <= det::kSmallImageSide && rest().timeBudgetMs > 1) {
     std::vector<uint8_t> buf;
     GreyImage up;
     det::upsample2(image, buf, up);
