@@ -379,10 +379,10 @@ constexpr int kPeaksRounds = 8;
 // halved frame fits the peaks pass's pixel budget; gating on a short wide light lattice kept only
 // part of those reads and of the saving. Reads come first.
 constexpr int kPyramidSide = 1400;
-// Images that, upsampled twice, still fit kPyramidSide (a long side of at most 700 px: 640x480
-// frames, not 1280x720 ones) are read again upsampled when they read nothing (readDotCodes); a
-// larger upsampled image would be halved straight back by pass 8.
-constexpr int kSmallImageSide = kPyramidSide / 2;
+// Images of at most this long a side are read again upsampled twice when they read nothing
+// (readDotCodes): 640x480 frames upright or turned any angle (their diagonal is 800 px), not
+// 1280x720 ones. The upsampled copy is not halved again by pass 8.
+constexpr int kSmallImageSide = 800;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
 constexpr int kReach = 24;
@@ -1050,8 +1050,8 @@ std::vector<GridCandidate> findGridCandidates(const GreyImage& image, const Read
 
 namespace {
 
-// The passes on the image as given (and, for a large image, halved: pass 8).
-std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options) {
+// The passes on the image as given (and, for a large image, halved: pass 8, unless !halveLarge).
+std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, bool halveLarge = true) {
   using namespace det;
   std::vector<ReadResult> results;
   if (!image.valid() || options.maxSymbols <= 0) return results;
@@ -1245,7 +1245,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
   // Phone photos and close-ups: a large image whose modules are 10+ px wide and soft reads
   // nothing at its own scale (the peak search and the region budgets are made for 2-6 px
   // modules); the same passes on a copy halved until it fits kPyramidSide may read it.
-  if (results.empty() && options.tryHarder && std::max(image.width, image.height) > kPyramidSide) {
+  if (results.empty() && options.tryHarder && halveLarge && std::max(image.width, image.height) > kPyramidSide) {
     const double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
     if (left > 1) {
       std::vector<uint8_t> buffers[2];
@@ -1297,7 +1297,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     std::vector<uint8_t> buf;
     GreyImage up;
     det::upsample2(image, buf, up);
-    results = readAsGiven(up, rest());
+    results = readAsGiven(up, rest(), false);
     for (ReadResult& r : results)
       for (PointF& p : r.corners) {
         p.x *= 0.5f;
