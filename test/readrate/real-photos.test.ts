@@ -90,7 +90,7 @@ describe('DotCode on real pack photographs seen from further away and closer up,
   // upsampled twice. Twice the size and blurred: a phone closer up; the symbol's lattice is cut by
   // its region and needs the re-read that large empty regions used to crowd out. Underexposed and
   // low contrast (the light dots a few grey levels above the panel): images with a narrow grey
-  // range that read nothing are read again stretched. Turned a quarter and a half turn, JPEG at
+  // range that read nothing are read again stretched. Turned 33 degrees, a quarter and a half turn, JPEG at
   // quality 30 (block artefacts): another camera or session. `before`: main's addon before the
   // re-reads of small and narrow-range images (docs/detector.md, "Camera conditions"); after, on
   // a loaded 2-core machine: 40, 41, 38, 36-40, 41-42, 40, 39-41, 41, 36 (the re-reads get what is left
