@@ -141,6 +141,11 @@ bool estimateBlur(const GreyImage& img, BlurEstimate& out);
 void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,
                   GreyImage& out);
 
+// Underexposed and low-contrast images (stretch_contrast.cpp): when the image's 0.5th..99.5th
+// percentiles lie under 128 grey levels apart, fills buf with the image stretched so that they
+// span 0..255 (out views buf) and returns true; otherwise returns false and leaves out alone.
+bool stretchLowContrast(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
+
 // A uniform-cell spatial index over blob centres. The centres are copied by build(): a blob moved
 // later is still found where it was.
 class SpatialIndex {

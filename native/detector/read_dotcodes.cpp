@@ -388,6 +388,10 @@ constexpr int kPeaksRounds = 8;
 // halved frame fits the peaks pass's pixel budget; gating on a short wide light lattice kept only
 // part of those reads and of the saving. Reads come first.
 constexpr int kPyramidSide = 1400;
+// Images of at most this long a side are read again upsampled twice when they read nothing
+// (readDotCodes): 640x480 frames upright or turned any angle (their diagonal is 800 px), not
+// 1280x720 ones. The upsampled copy is not halved again by pass 8.
+constexpr int kSmallImageSide = 800;
 
 // Positions sampled beyond the lattice's dots on each side (extendOverDots reaches that far).
 constexpr int kReach = 24;
@@ -1056,7 +1060,10 @@ std::vector<GridCandidate> findGridCandidates(const GreyImage& image, const Read
 
 }  // namespace det
 
-std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& options) {
+namespace {
+
+// The passes on the image as given (and, for a large image, halved: pass 8, unless !halveLarge).
+std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, bool halveLarge = true) {
   using namespace det;
   std::vector<ReadResult> results;
   if (!image.valid() || options.maxSymbols <= 0) return results;
@@ -1258,7 +1265,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   // Phone photos and close-ups: a large image whose modules are 10+ px wide and soft reads
   // nothing at its own scale (the peak search and the region budgets are made for 2-6 px
   // modules); the same passes on a copy halved until it fits kPyramidSide may read it.
-  if (results.empty() && options.tryHarder && std::max(image.width, image.height) > kPyramidSide) {
+  if (results.empty() && options.tryHarder && halveLarge && std::max(image.width, image.height) > kPyramidSide) {
     const double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
     if (left > 1) {
       std::vector<uint8_t> buffers[2];
@@ -1281,6 +1288,49 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
         }
     }
   }
+  return results;
+}
+
+}  // namespace
+
+// Camera conditions that the passes, made for 2-6 px modules over most of the 8-bit range, miss:
+// when the image as given reads nothing, copies that restore what they expect are read.
+std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& options) {
+  using det::Clock;
+  const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::max(0.0, options.timeBudgetMs) * 1000));
+  std::vector<ReadResult> results = readAsGiven(image, options);
+  if (!results.empty() || !options.tryHarder || !image.valid() || options.maxSymbols <= 0) return results;
+  auto rest = [&]() {
+    ReadOptions o = options;
+    o.timeBudgetMs = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+    // (the trace and the video fusion's lattices hold the image as given, in its coordinates)
+    o.trace = nullptr;
+    o.sampled = nullptr;
+    return o;
+  };
+  // A small image (a frame of a low-resolution camera, a pack seen from afar): modules of 1.2-2.5
+  // px, which the peak search blurs together and the thresholds merge; the fine-lattice stage only
+  // re-reads the few lattices it found. The whole image is read again upsampled twice (real pack
+  // photos at half size: 27 -> 40 of 43, 0.75x 38 -> 41, turned 90 and 180 degrees 39 -> 41);
+  // 1280x720 frames never pay it.
+  if (std::max(image.width, image.height) <= det::kSmallImageSide && rest().timeBudgetMs > 1) {
+    std::vector<uint8_t> buf;
+    GreyImage up;
+    det::upsample2(image, buf, up);
+    results = readAsGiven(up, rest(), false);
+    for (ReadResult& r : results)
+      for (PointF& p : r.corners) {
+        p.x *= 0.5f;
+        p.y *= 0.5f;
+      }
+    if (!results.empty()) return results;
+  }
+  // Underexposed and low-contrast photos are read again with their grey range stretched (the
+  // passes' floors are in grey levels). After, not instead of, the image as it is: on the pack
+  // photos either reading alone loses photos the other reads.
+  std::vector<uint8_t> stretched;
+  GreyImage normal;
+  if (rest().timeBudgetMs > 1 && det::stretchLowContrast(image, stretched, normal)) results = readAsGiven(normal, rest());
   return results;
 }
 

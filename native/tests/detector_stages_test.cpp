@@ -288,12 +288,13 @@ void boxBlur(std::vector<uint8_t>& img, int w, int h) {
 }
 
 // A tobacco-pack print: light dots a few grey levels above a small dark panel that sits on a
-// light pack, 3 px per module, blurred, with light text strokes printed right below the symbol.
+// light pack, 3 px per module, blurred (unless `sharp`: a camera at its resolution limit), with
+// light text strokes printed right below the symbol.
 struct PackScene {
   std::vector<uint8_t> img;
   int w = 0, h = 0;
 };
-PackScene packScene(const Matrix& mx, double module, double angle) {
+PackScene packScene(const Matrix& mx, double module, double angle, bool sharp = false) {
   RenderSpec s;
   s.module = module;
   s.dot = 0.7;
@@ -321,7 +322,7 @@ PackScene packScene(const Matrix& mx, double module, double angle) {
         if (t < module) px = 150;
       }
     }
-  boxBlur(p.img, p.w, p.h);
+  if (!sharp) boxBlur(p.img, p.w, p.h);
   return p;
 }
 
@@ -393,6 +394,37 @@ TEST("detector: the peaks pass skips the half-resolution read where the full-res
   }
   CHECK(fullReads >= 3);  // (the frame is read at full resolution)
   CHECK_EQ(halfReads, 0);
+}
+
+// The same pack scenes as a dim or washed-out camera shows them: every grey level scaled by
+// `gain` around `offset` (underexposure: gain 0.3; low contrast: gain 0.4 around mid-grey). The
+// light dots then stand a few grey levels above the panel, under the passes' floors; the
+// stretched re-read (stretch_contrast.cpp) must read them as the scenes at full range read.
+TEST("detector: small light dots on a dark panel of an underexposed or low-contrast photo are read") {
+  for (const auto& [gain, offset] : {std::pair<double, double>{0.3, 0}, std::pair<double, double>{0.4, 80}}) {
+    const auto [read, tried] = readScenes(
+        0, 7, [](const Matrix& mx) { return mx.rows * mx.cols <= 1200; },
+        [gain, offset](const Matrix& mx, int tried) {
+          PackScene p = packScene(mx, 3.0, 11.0 + 23.0 * tried);
+          for (uint8_t& v : p.img) v = static_cast<uint8_t>(std::lround(offset + gain * v));
+          return p;
+        });
+    REQUIRE(tried >= 4);
+    CHECK(read >= tried - 1);
+  }
+}
+
+// The same pack scenes from further away or a lower-resolution camera: modules of 1.8 px, dots
+// of about 1.3 px, at the camera's resolution (no further blur). The peak search blurs such
+// neighbours together; the small image read again upsampled twice (readDotCodes) must read them
+// (2 of 6 read without it; 5 with it, 4 since the peaks pass skips half-resolution reads where its
+// full-resolution peaks are small: the transformed real packs read the same either way).
+TEST("detector: small light dots of 1.8 px modules on a dark panel of a small image are read") {
+  const auto [read, tried] = readScenes(
+      0, 7, [](const Matrix& mx) { return mx.rows * mx.cols <= 1200; },
+      [](const Matrix& mx, int tried) { return packScene(mx, 1.8, 11.0 + 23.0 * tried, true); });
+  REQUIRE(tried >= 4);
+  CHECK(read >= tried - 2);
 }
 
 namespace {
