@@ -11,6 +11,7 @@
 //   read_dotcodes.cpp passes, hypotheses (extent off by one), decodeDotGrid, results
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -42,6 +43,19 @@ struct Blob {
   int w = 0, h = 0;  // bounding box size
   int depth = 0;     // how far the darkest pixel lies beyond the local threshold (contrast)
 };
+
+// A dot found at a predicted lattice position (extension, cylinder model) rather than located:
+// a round blob of the lattice's typical diameter.
+inline Blob predictedDot(float x, float y, float d, int depth) {
+  Blob b;
+  b.x = x;
+  b.y = y;
+  b.d = d;
+  b.area = static_cast<int>(std::lround(0.785f * d * d));
+  b.w = b.h = static_cast<int>(std::lround(d));
+  b.depth = depth;
+  return b;
+}
 
 struct LocateParams {
   bool dark = true;      // dark dots on a light ground (false: light dots, inverted print)

@@ -231,13 +231,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
       lastLine = line;
       endNoted = false;
       for (const Found& f : found) {
-        Blob b;
-        b.x = f.x;
-        b.y = f.y;
-        b.d = dotD;
-        b.area = static_cast<int>(std::lround(0.785f * dotD * dotD));
-        b.w = b.h = static_cast<int>(std::lround(dotD));
-        b.depth = dotDepth;
+        const Blob b = predictedDot(f.x, f.y, dotD, dotDepth);
         known[gridKey(f.row, f.col)] = {f.x, f.y, f.value};
         fit.dots.push_back({static_cast<int>(blobs.size()), f.row, f.col});
         blobs.push_back(b);

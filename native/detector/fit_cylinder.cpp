@@ -485,13 +485,7 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
       }
       empties = 0;
       for (const Found& f : found) {
-        Blob b;
-        b.x = f.x;
-        b.y = f.y;
-        b.d = dotD;
-        b.area = static_cast<int>(std::lround(0.785f * dotD * dotD));
-        b.w = b.h = static_cast<int>(std::lround(dotD));
-        b.depth = 1;
+        const Blob b = predictedDot(f.x, f.y, dotD, 1);
         blobs.push_back(b);
         addDot(static_cast<int>(blobs.size()) - 1, k, f.j);
       }

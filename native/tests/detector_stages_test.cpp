@@ -529,6 +529,13 @@ TEST("detector: a short wide symbol whose lattice runs on into dots after its en
 
 namespace {
 
+// Whether the point (col, row) of the matrix's grid falls on a printed dot of 0.8 module.
+bool inkAt(const Matrix& mx, double col, double row) {
+  const int rc = static_cast<int>(std::lround(col)), rr = static_cast<int>(std::lround(row));
+  const double du = col - rc, dv = row - rr;
+  return rr >= 0 && rc >= 0 && rr < mx.rows && rc < mx.cols && mx.m[rr][rc] == '1' && du * du + dv * dv <= 0.4 * 0.4;
+}
+
 // A symbol wrapped round a small cylinder whose axis runs along the symbol's columns: the wrapped
 // side spans halfArc degrees either side of the middle, so the columns near the silhouette are
 // cos(halfArc) as wide as the middle ones (a vial or a can seen side on). Dark dots, 2x2
@@ -552,11 +559,7 @@ PackScene cylinderScene(const Matrix& mx, double module, double halfArcDeg, doub
             continue;
           }
           const double s = radius * std::asin(across / radius);  // arc length on the surface
-          const double col = s / module + (mx.cols - 1) / 2.0, row = along / module + (mx.rows - 1) / 2.0;
-          const int rc = static_cast<int>(std::lround(col)), rr = static_cast<int>(std::lround(row));
-          const double du = col - rc, dv = row - rr;
-          const bool ink = rr >= 0 && rc >= 0 && rr < mx.rows && rc < mx.cols && mx.m[rr][rc] == '1' &&
-              du * du + dv * dv <= 0.4 * 0.4;
+          const bool ink = inkAt(mx, s / module + (mx.cols - 1) / 2.0, along / module + (mx.rows - 1) / 2.0);
           // the surface darkens towards the silhouette (Lambertian, light from the camera)
           const double shade = 0.55 + 0.45 * std::sqrt(1 - (across / radius) * (across / radius));
           sum += ink ? 30 : static_cast<int>(225 * shade);
@@ -611,11 +614,7 @@ PackScene closeCylinderScene(const Matrix& mx, double module, double halfArcDeg,
             sum += 90;
             continue;
           }
-          const double col = radius * phi / module + (mx.cols - 1) / 2.0, row = t / module + (mx.rows - 1) / 2.0;
-          const int rc = static_cast<int>(std::lround(col)), rr = static_cast<int>(std::lround(row));
-          const double du = col - rc, dv = row - rr;
-          const bool ink = rr >= 0 && rc >= 0 && rr < mx.rows && rc < mx.cols && mx.m[rr][rc] == '1' &&
-              du * du + dv * dv <= 0.4 * 0.4;
+          const bool ink = inkAt(mx, radius * phi / module + (mx.cols - 1) / 2.0, t / module + (mx.rows - 1) / 2.0);
           const double shade = 0.55 + 0.45 * std::cos(phi);  // Lambertian, light from the camera
           sum += ink ? 30 : static_cast<int>(225 * shade);
         }
