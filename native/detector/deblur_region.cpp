@@ -115,9 +115,8 @@ float samplePeriodic(const std::vector<float>& a, int n, float x, float y) {
 
 // Largest window the estimate looks at: the blur is the same over the region, and a central
 // window of this size holds hundreds of dots of any symbol the pass can read.
-constexpr int kEstimateWindow = 88;        // with the lags, a 128 x 128 transform
-constexpr float kMaxLag = 36.0f;           // px: a motion streak of 1.6 modules of 20 px
-constexpr float kMotionAnisotropy = 2.5f;  // structure tensor eigenvalue ratio above which it is motion
+constexpr int kEstimateWindow = 88;  // with the lags, a 128 x 128 transform
+constexpr float kMaxLag = 36.0f;     // px: a motion streak of 1.6 modules of 20 px
 // lag of the autocorrelation minimum per disc radius (1.67-1.91 on the renders; a slightly small
 // radius deconvolves better than a large one)
 constexpr float kLagPerRadius = 1.8f;

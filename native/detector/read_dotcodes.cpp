@@ -355,7 +355,6 @@ constexpr double kDeblurPixels = 300000;
 constexpr float kMinBlurDepth = 0.15f;
 constexpr float kMinBlurExtent = 5.0f;
 constexpr float kWienerRegularisation = 0.01f;
-constexpr float kMotionAnisotropy = 2.5f;  // as in deblur_region.cpp
 constexpr float kBlurredEdgeWidth = 2.5f;
 
 // Pixels the peaks pass may read per polarity and image.
@@ -1063,6 +1062,23 @@ std::vector<GridCandidate> findGridCandidates(const GreyImage& image, const Read
 namespace {
 
 // The passes on the image as given (and, for a large image, halved: pass 8, unless !halveLarge).
+// A read of a resampled copy of the image: the options with what is left of the time budget and
+// no trace (the trace holds the caller's image and scale only); the corners scaled back.
+ReadOptions budgetLeft(const ReadOptions& options, det::Clock::time_point deadline) {
+  ReadOptions o = options;
+  o.timeBudgetMs = std::chrono::duration<double, std::milli>(deadline - det::Clock::now()).count();
+  o.trace = nullptr;
+  return o;
+}
+
+void scaleCorners(std::vector<ReadResult>& results, float factor) {
+  for (ReadResult& r : results)
+    for (PointF& p : r.corners) {
+      p.x *= factor;
+      p.y *= factor;
+    }
+}
+
 std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, bool halveLarge = true) {
   using namespace det;
   std::vector<ReadResult> results;
@@ -1277,15 +1293,8 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         small = next;
         factor *= 2;
       }
-      ReadOptions o = options;
-      o.timeBudgetMs = left;
-      o.trace = nullptr;  // (the trace holds the caller's scale only)
-      results = readDotCodes(small, o);
-      for (ReadResult& r : results)
-        for (PointF& p : r.corners) {
-          p.x *= static_cast<float>(factor);
-          p.y *= static_cast<float>(factor);
-        }
+      results = readDotCodes(small, budgetLeft(options, deadline));
+      scaleCorners(results, static_cast<float>(factor));
     }
   }
   return results;
@@ -1301,11 +1310,8 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   std::vector<ReadResult> results = readAsGiven(image, options);
   if (!results.empty() || !options.tryHarder || !image.valid() || options.maxSymbols <= 0) return results;
   auto rest = [&]() {
-    ReadOptions o = options;
-    o.timeBudgetMs = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
-    // (the trace and the video fusion's lattices hold the image as given, in its coordinates)
-    o.trace = nullptr;
-    o.sampled = nullptr;
+    ReadOptions o = budgetLeft(options, deadline);
+    o.sampled = nullptr;  // (the video fusion's lattices hold the image as given, in its coordinates)
     return o;
   };
   // A small image (a frame of a low-resolution camera, a pack seen from afar): modules of 1.2-2.5
@@ -1318,11 +1324,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     GreyImage up;
     det::upsample2(image, buf, up);
     results = readAsGiven(up, rest(), false);
-    for (ReadResult& r : results)
-      for (PointF& p : r.corners) {
-        p.x *= 0.5f;
-        p.y *= 0.5f;
-      }
+    scaleCorners(results, 0.5f);
     if (!results.empty()) return results;
   }
   // Underexposed and low-contrast photos are read again with their grey range stretched (the
