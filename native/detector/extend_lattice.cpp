@@ -13,10 +13,10 @@
 // reads is never touched.
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include "detector/debug_log.h"
 #include "detector/detector_internal.h"
+#include "detector/grid_map.h"
 
 namespace dc {
 namespace det {
@@ -57,12 +57,11 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
   const float rad0 = std::max(0.5f, 0.25f * fit.pitch);
   const int parity = (fit.dots[0].row + fit.dots[0].col) & 1;
 
-  std::unordered_map<int64_t, Known> known;
-  known.reserve(fit.dots.size() * 2);
+  GridMap<Known> known(fit.dots.size() * 2);
   std::vector<float> ds, depths;
   for (const LatticeDot& d : fit.dots) {
     const Blob& b = blobs[d.blob];
-    known[gridKey(d.row, d.col)] = {b.x, b.y, sampleDisc(img, PointF{b.x, b.y}, rad0, xm)};
+    known.set(d.row, d.col, {b.x, b.y, sampleDisc(img, PointF{b.x, b.y}, rad0, xm)});
     ds.push_back(b.d);
     depths.push_back(static_cast<float>(b.depth));
   }
@@ -85,12 +84,12 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
     for (int l = 1; l <= reachBack; ++l)
       for (int a = -4; a <= 4; ++a) {
         const int dr = alongCols ? a : back * l, dc = alongCols ? back * l : a;
-        auto it = known.find(gridKey(row + dr, col + dc));
-        if (it == known.end()) continue;
+        const Known* k = known.find(row + dr, col + dc);
+        if (!k) continue;
         const double w = 1.0 / ((1.0 + dr * dr + dc * dc) * (1.0 + dr * dr + dc * dc));
-        used[count++] = {dr, dc, w, &it->second};
+        used[count++] = {dr, dc, w, k};
         wsum += w;
-        inkSum += w * it->second.value;
+        inkSum += w * k->value;
         aMin = std::min(aMin, a), aMax = std::max(aMax, a);
         lMin = std::min(lMin, l), lMax = std::max(lMax, l);
       }
@@ -232,7 +231,7 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
       endNoted = false;
       for (const Found& f : found) {
         const Blob b = predictedDot(f.x, f.y, dotD, dotDepth);
-        known[gridKey(f.row, f.col)] = {f.x, f.y, f.value};
+        known.set(f.row, f.col, {f.x, f.y, f.value});
         fit.dots.push_back({static_cast<int>(blobs.size()), f.row, f.col});
         blobs.push_back(b);
         fit.rowMin = std::min(fit.rowMin, f.row);

@@ -6,10 +6,10 @@
 // perspective and mild curvature (which bend the basis slowly across the symbol) are followed.
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include "detector/debug_log.h"
 #include "detector/detector_internal.h"
+#include "detector/grid_map.h"
 
 namespace dc {
 namespace det {
@@ -318,7 +318,7 @@ float fullNeighbourShare(const std::vector<Blob>& blobs, const SpatialIndex& ind
 // on the dots already accepted around it. `at` maps lattice coordinates to indices into `grown`.
 void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<uint8_t>& used,
                  const DotStats& st, int seed, const Basis& global, std::vector<Grown>& grown,
-                 std::unordered_map<int64_t, int>& at) {
+                 GridMap<int>& at) {
   const float dLo = st.dLo, dHi = st.dHi, depthMin = st.depthMin;
   // Steps to try from an accepted dot, nearest first: up to three diagonal steps each way, so a
   // prediction can jump the empty stretches inside a symbol (padding regions leave whole empty
@@ -334,12 +334,12 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
     });
     return s;
   }();
-  at.reserve(st.core.size() * 2 + 16);
+  at.reset(st.core.size() + 16);
   grown.reserve(st.core.size() + 16);
-  std::unordered_map<int, int> takenBlob;
+  std::vector<uint8_t> taken(blobs.size(), 0);
   grown.push_back({seed, 0, 0, global});
-  at[gridKey(0, 0)] = 0;
-  takenBlob[seed] = 0;
+  at.set(0, 0, 0);
+  taken[seed] = 1;
   const int kMaxDots = 12000;
   std::vector<Vec> vs;
   std::vector<std::pair<int, int>> ns;
@@ -351,9 +351,9 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
     ns.clear();
     for (const auto& s : kSteps) {
       if (std::abs(s.first) > 2 || std::abs(s.second) > 2) break;  // the local fit uses the near ring
-      auto it = at.find(gridKey(g.i + s.first, g.j + s.second));
-      if (it == at.end()) continue;
-      const Blob& nb = blobs[grown[it->second].blob];
+      const int* near = at.find(g.i + s.first, g.j + s.second);
+      if (!near) continue;
+      const Blob& nb = blobs[grown[*near].blob];
       vs.push_back({nb.x - gb.x, nb.y - gb.y});
       ns.push_back({s.first, s.second});
     }
@@ -369,7 +369,7 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
     const float tolBase = 0.3f * std::min(g.basis.la(), g.basis.lb());
     for (const auto& s : kSteps) {
       const int ni = g.i + s.first, nj = g.j + s.second;
-      if (at.count(gridKey(ni, nj))) continue;
+      if (at.contains(ni, nj)) continue;
       if (std::abs(ni) > 400 || std::abs(nj) > 400) continue;
       const float px = gb.x + s.first * g.basis.ax + s.second * g.basis.bx;
       const float py = gb.y + s.first * g.basis.ay + s.second * g.basis.by;
@@ -379,7 +379,7 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
       int best = -1;
       float bestD2 = tol * tol;
       index.forEachNear(px, py, tol, [&](int k) {
-        if (used[k] || takenBlob.count(k)) return;
+        if (used[k] || taken[k]) return;
         const Blob& kb = blobs[k];
         if (kb.d > dHi || kb.d < dLo || kb.depth < depthMin) return;
         float dx = kb.x - px, dy = kb.y - py, d2 = dx * dx + dy * dy;
@@ -389,8 +389,8 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
         }
       });
       if (best < 0) continue;
-      at[gridKey(ni, nj)] = static_cast<int>(grown.size());
-      takenBlob[best] = static_cast<int>(grown.size());
+      at.set(ni, nj, static_cast<int>(grown.size()));
+      taken[best] = 1;
       grown.push_back({best, ni, nj, g.basis});
     }
   }
@@ -412,10 +412,10 @@ int seedNearCentroid(const std::vector<Blob>& blobs, const std::vector<uint8_t>&
 }
 
 // Share of the grown dots whose four diagonal neighbours were all grown too.
-float fullGrownShare(const std::vector<Grown>& grown, const std::unordered_map<int64_t, int>& at) {
+float fullGrownShare(const std::vector<Grown>& grown, const GridMap<int>& at) {
   int full = 0;
   for (const Grown& g : grown)
-    if (at.count(gridKey(g.i + 1, g.j)) && at.count(gridKey(g.i - 1, g.j)) && at.count(gridKey(g.i, g.j + 1)) && at.count(gridKey(g.i, g.j - 1)))
+    if (at.contains(g.i + 1, g.j) && at.contains(g.i - 1, g.j) && at.contains(g.i, g.j + 1) && at.contains(g.i, g.j - 1))
       ++full;
   return static_cast<float>(full) / grown.size();
 }
@@ -467,7 +467,7 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
   if (seed < 0) return false;
 
   std::vector<Grown> grown;
-  std::unordered_map<int64_t, int> at;  // lattice coordinate -> index in grown
+  GridMap<int> at;  // lattice coordinate -> index in grown
   growLattice(blobs, index, used, st, seed, global, grown, at);
   if (grown.size() < 15) return false;
   // The texture test again on the grown lattice (exact neighbours this time): a texture whose
