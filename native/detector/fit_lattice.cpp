@@ -88,19 +88,27 @@ bool neighbourVectors(const std::vector<Blob>& blobs, const SpatialIndex& index,
     float d2;
     Vec v;
   };
-  std::vector<Nb> nbs;
+  // Only the four nearest are used: kept sorted as they are found (most dots have a dozen or more
+  // within reach, and sorting them all was a large share of the basis estimate).
+  Nb nbs[4];
+  int found = 0;
   for (int k = 0; k < n; k += step) {
     const Blob& a = blobs[cluster[k]];
-    nbs.clear();
+    found = 0;
     index.forEachNear(a.x, a.y, r, [&](int j) {
       const Blob& b = blobs[j];
       float dx = b.x - a.x, dy = b.y - a.y, d2 = dx * dx + dy * dy;
       if (d2 < 0.25f) return;
       if (b.d > 2.5f * std::max(a.d, 1.0f) || a.d > 2.5f * std::max(b.d, 1.0f)) return;
-      nbs.push_back({d2, {dx, dy}});
+      if (found == 4 && d2 >= nbs[3].d2) return;
+      int at = found < 4 ? found++ : 3;
+      while (at > 0 && nbs[at - 1].d2 > d2) {
+        nbs[at] = nbs[at - 1];
+        --at;
+      }
+      nbs[at] = {d2, {dx, dy}};
     });
-    std::sort(nbs.begin(), nbs.end(), [](const Nb& p, const Nb& q) { return p.d2 < q.d2; });
-    for (size_t t = 0; t < nbs.size() && t < 4; ++t) {
+    for (int t = 0; t < found; ++t) {
       Vec v = nbs[t].v;
       // A neighbour vector matched by one the other way (a dot at a - v too) is a lattice
       // vector far more often than not; text, specks and noise beside the symbol rarely line
