@@ -151,6 +151,11 @@ struct BlurEstimate {
 // heavy blur renders, 1.0-1.6 on most text and texture): the cues' gate and the estimate's choice.
 constexpr float kMotionAnisotropy = 2.5f;
 void measureBlurCues(const GreyImage& img, BlurEstimate& out);
+// A whole image's evidence of motion blur, cheap enough for every image that reads nothing: the
+// eigenvalue ratio of its structure tensor weighted by the squared gradient (so that edges, not
+// flat noise, decide), on a sparse grid of samples. About 1-2 on sharp images; a streak over a
+// module or more leaves 4 and over on the real pack photos.
+float motionAnisotropy(const GreyImage& img);
 // False when the region is too small or shows no blur edge.
 bool estimateBlur(const GreyImage& img, BlurEstimate& out);
 // The region deconvolved by a Wiener filter with the estimated kernel (regularisation relative to

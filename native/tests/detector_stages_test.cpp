@@ -870,6 +870,20 @@ TEST("detector: symbols under heavy defocus and motion blur are read (deblurred 
     CHECK(read >= tried - 1);
   }
 }
+// A pack photo taken with a moving hand: light dots of 4 px modules on their dark panel under a
+// streak of 1.6 modules along the symbol's long axis run together along their rows, and the peak
+// search finds no lattice; the smear pass estimates the streak on each light region and reads the
+// region deconvolved.
+TEST("detector: small light dots on a dark pack panel under a motion streak are read (smear pass)") {
+  const auto [read, tried] = readShortWidePacks(31, 0, 0, 1, [](const Matrix& mx, int k) {
+    const double module = 4.0, angle = 3.0 + 5.0 * k;
+    PackScene p = packScene(mx, module, angle, true);
+    p.img = cameraBlur(p.img, p.w, p.h, 0, 1.6 * module, angle);
+    return p;
+  });
+  std::cerr << "  light dots under a motion streak: " << read << " of " << tried << " read\n";
+  CHECK(read >= 4);
+}
 TEST("detector stages: every DotCode inks about 5/9 of its lattice positions (lattice evidence bounds)") {
   auto ms = loadMatrices();
   REQUIRE(ms.size() >= 20);
