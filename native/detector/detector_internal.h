@@ -356,6 +356,12 @@ bool plausibleInkShare(float share);
 
 void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
 DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols);
+// Crease glints over a short wide symbol of light dots (sample_grid.cpp): straight bright lines
+// across its short side, found on the off-lattice positions (always empty in a DotCode), whose
+// on-lattice positions read as dots whatever was printed. `all` is the grid sampled from
+// (rowMin, colMin); the dot-like positions within a step of each line become erasures (0.5).
+// Returns how many positions were erased (0: no line found, `all` unchanged).
+int eraseGlintLines(const SampleContext& ctx, const LatticeFit& lattice, bool alongCols, int rowMin, int colMin, DotGrid& all);
 
 }  // namespace det
 }  // namespace dc

@@ -1195,14 +1195,19 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         }
     }
     if (reach) shortBands(f, alongCols, hyps);
-    // The grid of an extent: a window of `all`.
-    auto windowOf = [&](const Extent& e, DotGrid& g) {
+    // The grid of an extent: a window of `all` (or of `from`).
+    auto windowOf = [&](const Extent& e, DotGrid& g, const DotGrid* from = nullptr) {
+      const DotGrid& src = from ? *from : all;
       g.rows = e.rows;
       g.cols = e.cols;
       g.value.resize(static_cast<size_t>(e.rows) * e.cols);
       for (int r = 0; r < e.rows; ++r)
-        for (int c = 0; c < e.cols; ++c) g.value[static_cast<size_t>(r) * e.cols + c] = all.at(e.rowMin - r0 + r, e.colMin - c0 + c);
+        for (int c = 0; c < e.cols; ++c) g.value[static_cast<size_t>(r) * e.cols + c] = src.at(e.rowMin - r0 + r, e.colMin - c0 + c);
     };
+    // `all` with the positions under crease glints erased (eraseGlintLines), found the first
+    // time a short wide lattice's grid is refused: 0 not looked for yet, 1 none, 2 found.
+    DotGrid unglinted;
+    int glints = 0;
     // Decodes a grid; when the soft grid is refused, a short wide lattice's grid (a pack under
     // cellophane: glare slopes, crease glints and blur at 2-3 px modules leave positions only
     // 0.15-0.25 from 0.5, often on the wrong side) is decoded once more with those positions as
@@ -1211,7 +1216,8 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     // same grid thresholded at 0.5 (hard decisions: an erasure costs a check word even where its
     // side of 0.5 was right, which tips symbols near their correction limit). The decoder's safety
     // rules are unchanged. The grid is left thresholded.
-    auto decodeSoftThenHard = [&](DotGrid& g) -> std::optional<DotCodeSymbol> {
+    auto decodeSoftThenHard = [&](const Extent& e, DotGrid& g) -> std::optional<DotCodeSymbol> {
+      windowOf(e, g);
       std::optional<DotCodeSymbol> sym = decodeDotGrid(g);
       if (sym) return sym;
       if (reach) {
@@ -1219,6 +1225,18 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         wider.erasureMargin = kWideErasureMargin;
         sym = decodeDotGrid(g, wider);
         if (sym) return sym;
+        if (glints == 0) {
+          unglinted = all;
+          glints = eraseGlintLines(cand.ctx, f, alongCols, r0, c0, unglinted) > 0 ? 2 : 1;
+        }
+        if (glints == 2) {
+          DotGrid u;
+          windowOf(e, u, &unglinted);
+          if (u.value != g.value) {
+            sym = decodeDotGrid(u);
+            if (sym) return sym;
+          }
+        }
       }
       bool soft = false;
       for (float& v : g.value)
@@ -1241,9 +1259,11 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         cornersOf(cand.mapper, e, frame, 0, th->corners);
         th->outcome = "refused";
       }
-      windowOf(e, grid);
-      if (th) th->values = grid.value;
-      std::optional<DotCodeSymbol> sym = decodeSoftThenHard(grid);
+      if (th) {
+        windowOf(e, grid);
+        th->values = grid.value;
+      }
+      std::optional<DotCodeSymbol> sym = decodeSoftThenHard(e, grid);
       if (!sym) continue;
       if (isAmbiguous(sym->bytes)) continue;
       // A grid a few lines longer than a symbol (an extent reaching past its quiet zone) decodes
@@ -1261,8 +1281,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       std::vector<std::string> losers;
       DotGrid cut;
       for (const Extent& x : shorterWindows(e)) {
-        windowOf(x, cut);
-        std::optional<DotCodeSymbol> inner = decodeSoftThenHard(cut);
+        std::optional<DotCodeSymbol> inner = decodeSoftThenHard(x, cut);
         if (!inner || isAmbiguous(inner->bytes)) continue;
         const int c = cost(*inner);
         if (inner->bytes == sym->bytes) {
