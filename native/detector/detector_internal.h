@@ -151,6 +151,11 @@ struct BlurEstimate {
 // heavy blur renders, 1.0-1.6 on most text and texture): the cues' gate and the estimate's choice.
 constexpr float kMotionAnisotropy = 2.5f;
 void measureBlurCues(const GreyImage& img, BlurEstimate& out);
+// A whole image's evidence of motion blur, cheap enough for every image that reads nothing: the
+// eigenvalue ratio of its structure tensor weighted by the squared gradient (so that edges, not
+// flat noise, decide), on a sparse grid of samples. About 1-2 on sharp images; a streak over a
+// module or more leaves 4 and over on the real pack photos.
+float motionAnisotropy(const GreyImage& img);
 // False when the region is too small or shows no blur edge.
 bool estimateBlur(const GreyImage& img, BlurEstimate& out);
 // The region deconvolved by a Wiener filter with the estimated kernel (regularisation relative to
@@ -351,6 +356,12 @@ bool plausibleInkShare(float share);
 
 void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
 DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols);
+// Crease glints over a short wide symbol of light dots (sample_grid.cpp): straight bright lines
+// across its short side, found on the off-lattice positions (always empty in a DotCode), whose
+// on-lattice positions read as dots whatever was printed. `all` is the grid sampled from
+// (rowMin, colMin); the dot-like positions within a step of each line become erasures (0.5).
+// Returns how many positions were erased (0: no line found, `all` unchanged).
+int eraseGlintLines(const SampleContext& ctx, const LatticeFit& lattice, bool alongCols, int rowMin, int colMin, DotGrid& all);
 
 }  // namespace det
 }  // namespace dc

@@ -357,6 +357,17 @@ constexpr float kMinBlurExtent = 5.0f;
 constexpr float kWienerRegularisation = 0.01f;
 constexpr float kBlurredEdgeWidth = 2.5f;
 
+// Light dots smeared by motion (deblurredPeaks). The image's gradient anisotropy (motionAnisotropy):
+// 1.2-1.7 on the five empty 720p frames, 3.7-31 on the real pack photos under a 5-7 px streak that
+// the stage reads; 3 leaves a margin both ways. A region's estimated streak must lie within
+// kMinSmear..kMaxSmear px with an autocorrelation minimum of kMinSmearDepth; the Wiener filter's
+// regularisation is three times the deblurred pass's (the panels' cellophane noise).
+constexpr float kSmearAnisotropy = 3.0f;
+constexpr float kMinSmear = 4.0f;
+constexpr float kMaxSmear = 16.0f;
+constexpr float kMinSmearDepth = 0.15f;
+constexpr float kSmearRegularisation = 0.03f;
+
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
 constexpr double kPeaksPixelsDark = 160000;
@@ -667,6 +678,7 @@ class PassSchedule {
         &PassSchedule::peaks,             // small dots that touch or barely stand out (packs)
         &PassSchedule::upsampled,         // dots of 2-3 px: regions read at twice the size
         &PassSchedule::upsampledPeaks,    // light dots of under 2.6 px: lattice boxes at twice the size
+        &PassSchedule::deblurredPeaks,    // light dots smeared by motion: their region deconvolved
     };
     for (Stage stage : kHarder) {
       (this->*stage)();
@@ -882,6 +894,7 @@ class PassSchedule {
     std::vector<Rect> regions;
     bool centreSwept = false;
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
+      if (smearPass_ && pass->dark) break;
       // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
       // the fast pass rejected as too big for a dot (the dark panel such prints sit on)
       // (in that order: the pixel budget goes to the likelier places first)
@@ -913,7 +926,11 @@ class PassSchedule {
           double& pool = fromSpill ? spillBudget : budget;
           if (area > pool) continue;
           pool -= area;
-          const GreyImage region = crop(r);
+          GreyImage region = crop(r);
+          GreyImage sharp;
+          std::vector<uint8_t> sharpBuf;
+          if (smearPass_ && !unsmear(region, sharpBuf, sharp)) continue;
+          if (smearPass_) region = sharp;
           PassStats full;
           run(region, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, full, false);
           // Dots of 4+ px have several maxima of the small centre-surround filter (their rims);
@@ -946,6 +963,34 @@ class PassSchedule {
     }
   }
 
+  // Light dots smeared by motion (a hand-held phone, a moving line: a streak of 5-7 px over modules
+  // of 2.5-6 px): along the streak the dots run together, and the peak search finds no lattice or
+  // a broken one. When the image as a whole shows a streak's anisotropy (motionAnisotropy), the
+  // light half of the peaks stage runs again with each region's blur estimated from the region
+  // itself and, where it is a streak of kMinSmear..kMaxSmear px, deconvolved first.
+  void deblurredPeaks() {
+    const float cue = motionAnisotropy(image_);
+    PPROF("  smear cue %.2f\n", cue);
+    if (cue < kSmearAnisotropy) return;
+    smearPass_ = true;
+    peaks();
+    smearPass_ = false;
+  }
+
+  // A region of the smear pass: its blur estimated and, when it is a streak, deconvolved into buf.
+  bool unsmear(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
+    if (static_cast<double>(region.width) * region.height > kDeblurPixels) return false;
+    BlurEstimate blur;
+    measureBlurCues(region, blur);
+    blur.motion = true;  // (a panel's edges and text make the cue's ratio a poor judge here)
+    if (!estimateBlur(region, blur)) return false;
+    PPROF("  smeared region %dx%d anisotropy %.1f length %.1f angle %.0f depth %.2f\n", region.width, region.height,
+          blur.anisotropy, blur.length, blur.angle * 57.3f, blur.depth);
+    if (blur.depth < kMinSmearDepth || blur.length < kMinSmear || blur.length > kMaxSmear) return false;
+    deblurRegion(region, blur, kSmearRegularisation, buf, out);
+    return true;
+  }
+
   // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
   void upsampled() {
     int crops = 0;
@@ -976,6 +1021,7 @@ class PassSchedule {
   // Lattices that did not read and reach beyond the crop they were found in (a focus region can
   // hold only part of a symbol): their image box, to be read again whole.
   std::vector<Rect> spill_, spillPeaksLight_, spillPeaksDark_;
+  bool smearPass_ = false;  // the peaks stage again, on regions deconvolved (deblurredPeaks)
   std::vector<Rect> fine_;  // boxes of light lattices of very small modules (upsampledPeaks)
 };
 
@@ -1149,14 +1195,19 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         }
     }
     if (reach) shortBands(f, alongCols, hyps);
-    // The grid of an extent: a window of `all`.
-    auto windowOf = [&](const Extent& e, DotGrid& g) {
+    // The grid of an extent: a window of `all` (or of `from`).
+    auto windowOf = [&](const Extent& e, DotGrid& g, const DotGrid* from = nullptr) {
+      const DotGrid& src = from ? *from : all;
       g.rows = e.rows;
       g.cols = e.cols;
       g.value.resize(static_cast<size_t>(e.rows) * e.cols);
       for (int r = 0; r < e.rows; ++r)
-        for (int c = 0; c < e.cols; ++c) g.value[static_cast<size_t>(r) * e.cols + c] = all.at(e.rowMin - r0 + r, e.colMin - c0 + c);
+        for (int c = 0; c < e.cols; ++c) g.value[static_cast<size_t>(r) * e.cols + c] = src.at(e.rowMin - r0 + r, e.colMin - c0 + c);
     };
+    // `all` with the positions under crease glints erased (eraseGlintLines), found the first
+    // time a short wide lattice's grid is refused: 0 not looked for yet, 1 none, 2 found.
+    DotGrid unglinted;
+    int glints = 0;
     // Decodes a grid; when the soft grid is refused, a short wide lattice's grid (a pack under
     // cellophane: glare slopes, crease glints and blur at 2-3 px modules leave positions only
     // 0.15-0.25 from 0.5, often on the wrong side) is decoded once more with those positions as
@@ -1165,7 +1216,8 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     // same grid thresholded at 0.5 (hard decisions: an erasure costs a check word even where its
     // side of 0.5 was right, which tips symbols near their correction limit). The decoder's safety
     // rules are unchanged. The grid is left thresholded.
-    auto decodeSoftThenHard = [&](DotGrid& g) -> std::optional<DotCodeSymbol> {
+    auto decodeSoftThenHard = [&](const Extent& e, DotGrid& g) -> std::optional<DotCodeSymbol> {
+      windowOf(e, g);
       std::optional<DotCodeSymbol> sym = decodeDotGrid(g);
       if (sym) return sym;
       if (reach) {
@@ -1173,6 +1225,18 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         wider.erasureMargin = kWideErasureMargin;
         sym = decodeDotGrid(g, wider);
         if (sym) return sym;
+        if (glints == 0) {
+          unglinted = all;
+          glints = eraseGlintLines(cand.ctx, f, alongCols, r0, c0, unglinted) > 0 ? 2 : 1;
+        }
+        if (glints == 2) {
+          DotGrid u;
+          windowOf(e, u, &unglinted);
+          if (u.value != g.value) {
+            sym = decodeDotGrid(u);
+            if (sym) return sym;
+          }
+        }
       }
       bool soft = false;
       for (float& v : g.value)
@@ -1195,9 +1259,11 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         cornersOf(cand.mapper, e, frame, 0, th->corners);
         th->outcome = "refused";
       }
-      windowOf(e, grid);
-      if (th) th->values = grid.value;
-      std::optional<DotCodeSymbol> sym = decodeSoftThenHard(grid);
+      if (th) {
+        windowOf(e, grid);
+        th->values = grid.value;
+      }
+      std::optional<DotCodeSymbol> sym = decodeSoftThenHard(e, grid);
       if (!sym) continue;
       if (isAmbiguous(sym->bytes)) continue;
       // A grid a few lines longer than a symbol (an extent reaching past its quiet zone) decodes
@@ -1215,8 +1281,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       std::vector<std::string> losers;
       DotGrid cut;
       for (const Extent& x : shorterWindows(e)) {
-        windowOf(x, cut);
-        std::optional<DotCodeSymbol> inner = decodeSoftThenHard(cut);
+        std::optional<DotCodeSymbol> inner = decodeSoftThenHard(x, cut);
         if (!inner || isAmbiguous(inner->bytes)) continue;
         const int c = cost(*inner);
         if (inner->bytes == sym->bytes) {

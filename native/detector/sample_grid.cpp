@@ -410,5 +410,119 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
   return g;
 }
 
+// A crease in the cellophane over a pack lights a thin straight line (a third to most of a
+// module wide) across the symbol, usually from edge to edge of its short side. The lattice
+// positions under it read as confident dots whether printed or not: 5-10 wrong positions per
+// crease, each costing Reed-Solomon two check words. Along such a line the image is lit nearly
+// all the way (a line of the lattice's own directions, or any other, crosses dots only here and
+// there: they cover well under half of it), and much more of it than of the same line moved by
+// most of a step either way. The image is resampled over the symbol's short side (quarter steps
+// along the long axis, half steps across) and thresholded at 40% of the way from the ground
+// to the dots; every line through it (slopes up to kGlintMaxSlope steps along the long axis per
+// line across) is scored by the share of it that is lit. The dot-like lattice positions within
+// half a step of a line found become erasures, most of which cost nothing: one unknown bit of a
+// 5-of-9 codeword is settled by its weight.
+constexpr int kGlintSlopes = 17;        // slopes -2 .. 2 in steps of 0.25
+constexpr int kGlintOffset = 3;         // the neighbouring lines: 0.75 of a step away
+constexpr float kGlintLevel = 0.4f;     // lit: this share of the way from the ground to the dots
+constexpr float kGlintLitShare = 0.7f;  // share of a crease's line that is lit
+constexpr float kGlintExcess = 0.3f;    // ... more than of either neighbouring line
+constexpr int kMaxGlintLines = 3;
+constexpr int kGlintMargin = 6;  // lines searched past the lattice's ends
+
+int eraseGlintLines(const SampleContext& ctx, const LatticeFit& lattice, bool alongCols, int rowMin, int colMin, DotGrid& all) {
+  if (ctx.dark || ctx.lightLevel - ctx.darkLevel < 8) return 0;
+  const GreyImage& img = *ctx.img;
+  // (v, u): short-axis and long-axis grid lines; the short side is the lattice's own.
+  const int v0 = alongCols ? lattice.rowMin : lattice.colMin, v1 = alongCols ? lattice.rowMax : lattice.colMax;
+  // (the long side: the lattice's own and kGlintMargin lines either way, within what was sampled)
+  const int uFirst = alongCols ? colMin : rowMin, uEnd = uFirst + (alongCols ? all.cols : all.rows);
+  const int u0 = std::max(uFirst, (alongCols ? lattice.colMin : lattice.rowMin) - kGlintMargin);
+  const int L = std::min(uEnd, (alongCols ? lattice.colMax : lattice.rowMax) + kGlintMargin + 1) - u0;
+  const int S = v1 - v0 + 1;
+  if (S < 5 || L < 8) return 0;
+  const int nv = 2 * S + 1, nu = 4 * (L - 1) + 1;
+  const float vs = v0 - 0.5f, vMid = 0.5f * (v0 + v1);
+  // (dark form: the ground is the higher level)
+  const float litBelow = ctx.lightLevel - kGlintLevel * (ctx.lightLevel - ctx.darkLevel);
+  // the map at whole steps along the long axis and every other sample across; the samples
+  // between are interpolated (the map is nearly affine over a step)
+  std::vector<PointF> at(static_cast<size_t>(S + 1) * L);
+  for (int m = 0; m <= S; ++m)
+    for (int k = 0; k < L; ++k) {
+      const float v = vs + m, u = static_cast<float>(u0 + k);
+      at[static_cast<size_t>(m) * L + k] = alongCols ? ctx.mapper->map(v, u) : ctx.mapper->map(u, v);
+    }
+  std::vector<uint8_t> lit(static_cast<size_t>(nv) * nu);
+  for (int j = 0; j < nv; ++j) {
+    const PointF* a = &at[static_cast<size_t>(j / 2) * L];
+    const PointF* b = j % 2 ? a + L : a;  // (odd rows: halfway to the next)
+    for (int k = 0; k < L; ++k) {
+      const PointF p{0.5f * (a[k].x + b[k].x), 0.5f * (a[k].y + b[k].y)};
+      const int kn = std::min(k + 1, L - 1);
+      const PointF d{0.5f * (a[kn].x + b[kn].x) - p.x, 0.5f * (a[kn].y + b[kn].y) - p.y};
+      for (int t = 0; t < 4 && 4 * k + t < nu; ++t)
+        lit[static_cast<size_t>(j) * nu + 4 * k + t] = bilinear(img, p.x + 0.25f * t * d.x, p.y + 0.25f * t * d.y, 0xFF) < litBelow;
+    }
+  }
+  // lit samples along every line, by slope and by where it crosses the middle of the short side
+  // (a line that leaves the sampled grid scores 0)
+  std::vector<uint16_t> count(static_cast<size_t>(kGlintSlopes) * nu, 0);
+  std::vector<int> shift(nv);
+  for (int si = 0; si < kGlintSlopes; ++si) {
+    const float slope = -2.0f + 0.25f * si;
+    int lo = 0, hi = nu;
+    for (int j = 0; j < nv; ++j) {
+      shift[j] = static_cast<int>(std::lround(4 * slope * (vs + 0.5f * j - vMid)));
+      lo = std::max(lo, -shift[j]);
+      hi = std::min(hi, nu - shift[j]);
+    }
+    uint16_t* c = &count[static_cast<size_t>(si) * nu];
+    for (int j = 0; j < nv; ++j) {
+      const uint8_t* row = &lit[static_cast<size_t>(j) * nu + shift[j]];
+      for (int i = lo; i < hi; ++i) c[i] += row[i];
+    }
+    for (int i = 0; i < nu; ++i)
+      if (i < lo || i >= hi) c[i] = 0;
+  }
+  // how much more of each line is lit than of either neighbour
+  std::vector<int> excess(count.size(), 0);
+  const int minLit = static_cast<int>(std::ceil(kGlintLitShare * nv)), minExcess = static_cast<int>(std::ceil(kGlintExcess * nv));
+  for (int si = 0; si < kGlintSlopes; ++si)
+    for (int i = kGlintOffset; i + kGlintOffset < nu; ++i) {
+      const uint16_t* c = &count[static_cast<size_t>(si) * nu];
+      if (c[i] < minLit) continue;
+      excess[static_cast<size_t>(si) * nu + i] = c[i] - std::max(c[i - kGlintOffset], c[i + kGlintOffset]);
+    }
+  std::vector<size_t> toErase;
+  for (int line = 0; line < kMaxGlintLines; ++line) {
+    const size_t best = static_cast<size_t>(std::max_element(excess.begin(), excess.end()) - excess.begin());
+    if (excess[best] < minExcess) break;
+    const int si = static_cast<int>(best / nu), ic = static_cast<int>(best % nu);
+    const float slope = -2.0f + 0.25f * si, uc = u0 + 0.25f * ic;
+    DBG("  glint line slope %.2f at %.2f lit %d of %d, %d more than beside it\n", slope, uc, count[best], nv, excess[best]);
+    // the same crease, scored at a neighbouring slope or offset, is not a second line
+    for (int sj = 0; sj < kGlintSlopes; ++sj)
+      for (int i = 0; i < nu; ++i) {
+        const float sl = -2.0f + 0.25f * sj, u = u0 + 0.25f * i;
+        bool near = true;
+        for (float v : {static_cast<float>(v0), static_cast<float>(v1)})
+          near = near && std::fabs(u + sl * (v - vMid) - (uc + slope * (v - vMid))) <= 1.0f;
+        if (near) excess[static_cast<size_t>(sj) * nu + i] = 0;
+      }
+    for (int v = v0; v <= v1; ++v) {
+      const float u = uc + slope * (v - vMid);
+      for (int k = static_cast<int>(std::ceil(u - 0.5f)); k <= static_cast<int>(std::floor(u + 0.5f)); ++k) {
+        const int r = alongCols ? v : k, c = alongCols ? k : v;
+        if (((r + c) & 1) != ctx.parity || r < rowMin || c < colMin || r >= rowMin + all.rows || c >= colMin + all.cols) continue;
+        const size_t idx = static_cast<size_t>(r - rowMin) * all.cols + (c - colMin);
+        if (all.value[idx] > 0.35f && all.value[idx] != 0.5f) toErase.push_back(idx);
+      }
+    }
+  }
+  for (size_t idx : toErase) all.value[idx] = 0.5f;
+  return static_cast<int>(toErase.size());
+}
+
 }  // namespace det
 }  // namespace dc
