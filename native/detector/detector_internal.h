@@ -169,10 +169,10 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
 bool stretchLowContrast(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 
 // Block-coded (JPEG) images (deblock_jpeg.cpp): the mean grey step across 8-px block borders over
-// the mean step elsewhere, on sparse rows and columns (about 1 on images never block-coded).
+// the mean step elsewhere, on every other band of 8 rows (about 1 on images never block-coded).
 float blockiness(const GreyImage& img);
-// The blockiness from which an image is taken as block-coded (empty 1280x720 frames: 1.2-1.5;
-// pack photos at JPEG quality 50: 1.8-1.9).
+// The blockiness from which an image is taken as block-coded (empty 1280x720 frames: 1.2-1.45;
+// pack photos at JPEG quality 50: 1.67-2.4).
 constexpr float kBlockCoded = 1.6f;
 // When the image is block-coded, fills buf with it deblocked (small steps across the block
 // borders smoothed, then a Gaussian of 0.7 px; out views buf) and returns true; otherwise false.
