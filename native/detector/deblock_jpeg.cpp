@@ -29,7 +29,8 @@ namespace {
 constexpr int kBlock = 8;
 // A step across a block border under this many grey levels is the coding's, not the scene's.
 constexpr float kSmallStep = 4.0f;
-// Every kCueStride-th row (column) is measured for the cue: an empty frame that reads nothing pays it.
+// A band of 8 rows every kCueStride rows is measured for the cue (every band: whole-row sums are
+// cheap; an empty frame that reads nothing pays the cue).
 constexpr int kCueStride = 8;
 
 // The excess of the border step over the slope on either side, spread over the two pixels on each
@@ -79,7 +80,7 @@ void gaussian07(const std::vector<float>& src, int W, int H, std::vector<float>&
 float blockiness(const GreyImage& img) {
   if (img.width < 4 * kBlock || img.height < 4 * kBlock) return 0;
   const int W = img.width;
-  // Whole rows at a time (the loops vectorise): in every kCueStride-th band of 8 rows, the
+  // Whole rows at a time (the loops vectorise): in each measured band of 8 rows, the
   // vertical steps into and inside the band, and the horizontal steps along its middle row.
   auto steps = [](const uint8_t* a, const uint8_t* b, int n) {
     int sum = 0;  // (an int sum of absolute byte differences is a vector instruction's pattern)

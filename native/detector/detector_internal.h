@@ -169,7 +169,7 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
 bool stretchLowContrast(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 
 // Block-coded (JPEG) images (deblock_jpeg.cpp): the mean grey step across 8-px block borders over
-// the mean step elsewhere, on every other band of 8 rows (about 1 on images never block-coded).
+// the mean step elsewhere, on whole rows (about 1 on images never block-coded).
 float blockiness(const GreyImage& img);
 // The blockiness from which an image is taken as block-coded (empty 1280x720 frames: 1.2-1.45;
 // pack photos at JPEG quality 50: 1.67-2.4).
