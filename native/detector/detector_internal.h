@@ -168,6 +168,16 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
 // span 0..255 (out views buf) and returns true; otherwise returns false and leaves out alone.
 bool stretchLowContrast(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 
+// Block-coded (JPEG) images (deblock_jpeg.cpp): the mean grey step across 8-px block borders over
+// the mean step elsewhere, on whole rows (about 1 on images never block-coded).
+float blockiness(const GreyImage& img);
+// The blockiness from which an image is taken as block-coded (empty 1280x720 frames: 1.2-1.45;
+// pack photos at JPEG quality 50: 1.67-2.4).
+constexpr float kBlockCoded = 1.6f;
+// When the image is block-coded, fills buf with it deblocked (small steps across the block
+// borders smoothed, then a Gaussian of 0.7 px; out views buf) and returns true; otherwise false.
+bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
+
 // A uniform-cell spatial index over blob centres. The centres are copied by build(): a blob moved
 // later is still found where it was.
 class SpatialIndex {

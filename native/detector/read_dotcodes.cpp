@@ -1410,6 +1410,23 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   std::vector<uint8_t> stretched;
   GreyImage normal;
   if (rest().timeBudgetMs > 1 && det::stretchLowContrast(image, stretched, normal)) results = readAsGiven(normal, rest());
+  if (!results.empty()) return results;
+  // A strongly compressed JPEG (quality 30-50) of modules of 2-3 px: the block borders' steps are
+  // as strong as the dots, and the passes' regions and peaks follow the block grid. The image is
+  // read again with the small steps across the borders smoothed (deblock_jpeg.cpp); a small
+  // image upsampled too, as above (real pack photos at quality 30: 37 -> 39 of 43).
+  std::vector<uint8_t> deblockedBuf;
+  GreyImage deblocked;
+  if (rest().timeBudgetMs > 1 && det::deblockJpeg(image, deblockedBuf, deblocked)) {
+    results = readAsGiven(deblocked, rest());
+    if (results.empty() && std::max(image.width, image.height) <= det::kSmallImageSide && rest().timeBudgetMs > 1) {
+      std::vector<uint8_t> buf;
+      GreyImage up;
+      det::upsample2(deblocked, buf, up);
+      results = readAsGiven(up, rest(), false);
+      scaleCorners(results, 0.5f);
+    }
+  }
   return results;
 }
 
