@@ -171,9 +171,12 @@ bool stretchLowContrast(const GreyImage& in, std::vector<uint8_t>& buf, GreyImag
 // Block-coded (JPEG) images (deblock_jpeg.cpp): the mean grey step across 8-px block borders over
 // the mean step elsewhere, on whole rows (about 1 on images never block-coded).
 float blockiness(const GreyImage& img);
-// The blockiness from which an image is taken as block-coded (empty 1280x720 frames: 1.2-1.45;
-// pack photos at JPEG quality 50: 1.67-2.4).
-constexpr float kBlockCoded = 1.6f;
+// The blockiness from which an image is taken as block-coded and read again deblocked when
+// nothing read. Pack photos at JPEG quality 30 measure 1.97-3.1, at quality 50 1.67-2.4; but the
+// synthetic negatives and clutter scenes (delivered as JPEG) reach 1.81 (empty 1280x720 frames
+// 1.2-1.61), and an empty frame over the bound pays a second whole read (a 1080p negative 43 ->
+// 93 ms). 1.9 keeps every image that holds no symbol on our sets under it and the quality-30 reads.
+constexpr float kBlockCoded = 1.9f;
 // When the image is block-coded, fills buf with it deblocked (small steps across the block
 // borders smoothed, then a Gaussian of 0.7 px; out views buf) and returns true; otherwise false.
 bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
