@@ -433,6 +433,22 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
     dotD = ds[ds.size() / 2];
   }
 
+  // Whether the off-parity positions of line k are empty (dark on at most one in six of them).
+  auto emptyBetween = [&](int k, std::vector<float>& grounds) {
+    std::nth_element(grounds.begin(), grounds.begin() + grounds.size() / 2, grounds.end());
+    const float ground = grounds[grounds.size() / 2], contrast = ground - inkRef;
+    int n = 0, darkOnes = 0;
+    for (int j = jMin; j <= jMax; ++j) {
+      if (((k + j) & 1) == parity) continue;
+      const PointF sk = stepK(best, k, j), sj = stepJ(best, k, j);
+      const float rad = std::max(0.5f, std::min(rad0, 0.25f * std::min(std::hypot(sk.x, sk.y), std::hypot(sj.x, sj.y))));
+      float v = 1e9f;
+      for (int a = -1; a <= 1; ++a) v = std::min(v, sampleDisc(img, best.at(k + 0.1 * a, j), rad, xm));
+      ++n;
+      if ((ground - v) / contrast >= kDotScore) ++darkOnes;
+    }
+    return n >= 4 && darkOnes * 6 <= n;
+  };
   // Lines beyond the lattice along the wrapped axis, at the model's positions.
   int added = 0;
   for (int dir = -1; dir <= 1; dir += 2) {
@@ -445,6 +461,7 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
       };
       std::vector<Found> found;
       bool silhouette = false;
+      std::vector<float> grounds;
       for (int j = jMin; j <= jMax; ++j) {
         if (((k + j) & 1) != parity) continue;
         const PointF p = best.at(k, j);
@@ -466,6 +483,7 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
         const float contrast = ground - inkRef;
         if (contrast < 8 || nb[3] >= 252) continue;
         ++seen;
+        grounds.push_back(ground);
         float bestV = 1e9f, bx = p.x, by = p.y;
         for (int a = -3; a <= 3; ++a)
           for (int c = -3; c <= 3; ++c) {
@@ -477,7 +495,11 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
       }
       DBG("cylinder line %d: seen %d found %zu outside %d silhouette %d\n", k, seen, found.size(), outside, silhouette);
       if (silhouette || outside > 0 || seen * 2 < (jMax - jMin + 1) / 2) break;
-      if (seen >= 8 && found.size() * 10 > static_cast<size_t>(seen) * 9) break;  // a bar, not a line
+      // Nearly every position dark: a bar (the silhouette, a shadow, two columns merged), or a
+      // full column of the symbol (10 of 11 happens). A DotCode's off-parity positions are always
+      // empty, and they sit a whole step apart across the line even where the columns close up:
+      // a bar darkens them too.
+      if (seen >= 8 && found.size() * 10 > static_cast<size_t>(seen) * 9 && !emptyBetween(k, grounds)) break;
       if (found.size() * 8 < static_cast<size_t>(seen)) found.clear();
       if (found.empty()) {
         if (++empties >= kQuietLines) break;
