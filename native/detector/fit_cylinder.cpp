@@ -299,8 +299,10 @@ constexpr float kDotScore = 0.6f;       // share of the lattice's dot contrast a
 constexpr int kQuietLines = 3;          // empty lines that end the symbol (its quiet zone)
 constexpr float kMinColumnStep = 0.8f;  // pixels: closer columns are the silhouette, not readable
 // Root mean misfit of the orthographic model, in pitches, beyond which a lattice is not taken for
-// a wrapped one (a near camera leaves up to a quarter pitch; decoys of empty frames miss more).
-constexpr double kMaxOrthoMisfit = 0.35;
+// a wrapped one (a near camera leaves up to a quarter pitch, half a pitch when it is also pitched
+// along the axis: the lines along it converge, which only the perspective model fits; decoys of
+// empty frames miss more).
+constexpr double kMaxOrthoMisfit = 0.5;
 constexpr double kMinFlatMisfitOrtho = 1.1;  // the same for the orthographic models, before the perspective
 constexpr double kMinFlatMisfit = 1.5;       // a flat print's misfit (squared) over the wrap's, at least
 constexpr double kMinHalfArc = 0.3;          // radians the grown lattice must span either side to be worth it
