@@ -299,8 +299,10 @@ constexpr float kDotScore = 0.6f;       // share of the lattice's dot contrast a
 constexpr int kQuietLines = 3;          // empty lines that end the symbol (its quiet zone)
 constexpr float kMinColumnStep = 0.8f;  // pixels: closer columns are the silhouette, not readable
 // Root mean misfit of the orthographic model, in pitches, beyond which a lattice is not taken for
-// a wrapped one (a near camera leaves up to a quarter pitch; decoys of empty frames miss more).
-constexpr double kMaxOrthoMisfit = 0.35;
+// a wrapped one (a near camera leaves up to a quarter pitch, half a pitch when it is also pitched
+// along the axis: the lines along it converge, which only the perspective model fits; decoys of
+// empty frames miss more).
+constexpr double kMaxOrthoMisfit = 0.5;
 constexpr double kMinFlatMisfitOrtho = 1.1;  // the same for the orthographic models, before the perspective
 constexpr double kMinFlatMisfit = 1.5;       // a flat print's misfit (squared) over the wrap's, at least
 constexpr double kMinHalfArc = 0.3;          // radians the grown lattice must span either side to be worth it
@@ -425,6 +427,22 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
   if (out.dots.size() < 30) return false;
   std::nth_element(inks.begin(), inks.begin() + inks.size() / 2, inks.end());
   const float inkRef = inks[inks.size() / 2];
+  // The ground that ink was measured on. A cylinder's shading multiplies the light, so on its dark
+  // side dark ink is darker in proportion, and the ground there can come within a few levels of
+  // the lattice's ink: the contrast expected there is the ground's share of the lattice's.
+  float groundRef = 0;
+  if (dark) {
+    std::vector<float> grounds;
+    for (const LatticeDot& d : out.dots) {
+      const int k = best.alongCols ? d.col : d.row, j = best.alongCols ? d.row : d.col;
+      float nb[4] = {sampleDisc(img, best.at(k - 1, j), rad0, xm), sampleDisc(img, best.at(k + 1, j), rad0, xm),
+                     sampleDisc(img, best.at(k, j - 1), rad0, xm), sampleDisc(img, best.at(k, j + 1), rad0, xm)};
+      std::sort(nb, nb + 4);
+      grounds.push_back(0.5f * (nb[2] + nb[3]));
+    }
+    std::nth_element(grounds.begin(), grounds.begin() + grounds.size() / 2, grounds.end());
+    groundRef = grounds[grounds.size() / 2];
+  }
   float dotD = 0;
   {
     std::vector<float> ds;
@@ -433,6 +451,35 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
     dotD = ds[ds.size() / 2];
   }
 
+  // The ink level below which a position of line k is a dot, judged on the line itself, or -1 when
+  // the line is a bar. A DotCode's off-parity positions are always empty, and they sit a whole
+  // step apart across the line even where the columns close up to 2-3 px: their values are the
+  // line's own empty level under its own shading, which the lattice's contrast misjudges on the
+  // dark side of a cylinder. A column's dots lie well below that level; a bar (the silhouette, a
+  // shadow, two columns merged) darkens the off-parity positions as much.
+  auto lineThreshold = [&](int k, std::vector<float> dotV, float contrast) {
+    std::vector<float> offV;
+    for (int j = jMin; j <= jMax; ++j) {
+      if (((k + j) & 1) == parity) continue;
+      const PointF sk = stepK(best, k, j), sj = stepJ(best, k, j);
+      const float rad = std::max(0.5f, std::min(rad0, 0.25f * std::min(std::hypot(sk.x, sk.y), std::hypot(sj.x, sj.y))));
+      float v = 1e9f;
+      for (int a = -1; a <= 1; ++a) v = std::min(v, sampleDisc(img, best.at(k + 0.1 * a, j), rad, xm));
+      offV.push_back(v);
+    }
+    if (offV.size() < 4) return -1.0f;
+    std::nth_element(offV.begin(), offV.begin() + offV.size() / 2, offV.end());
+    // (the darker quarter of the line's candidates: on the shaded side a third of them and more
+    // may be empty positions)
+    std::nth_element(dotV.begin(), dotV.begin() + dotV.size() / 4, dotV.end());
+    const float empty = offV[offV.size() / 2], ink = dotV[dotV.size() / 4];
+    if (empty - ink < kDotScore * contrast) return -1.0f;
+    const float mid = 0.5f * (empty + ink);
+    size_t darkOff = 0;
+    for (float v : offV) darkOff += v <= mid;
+    DBG("  line %d: off-parity level %.0f ink %.0f contrast %.0f dark off-parity %zu of %zu\n", k, empty, ink, contrast, darkOff, offV.size());
+    return darkOff * 6 <= offV.size() ? mid : -1.0f;
+  };
   // Lines beyond the lattice along the wrapped axis, at the model's positions.
   int added = 0;
   for (int dir = -1; dir <= 1; dir += 2) {
@@ -440,11 +487,13 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
     for (int k = (dir < 0 ? kMin0 : kMax0) + dir;; k += dir) {
       int seen = 0, outside = 0;
       struct Found {
-        float x, y;
+        float x, y, v;
         int j;
       };
       std::vector<Found> found;
       bool silhouette = false;
+      std::vector<float> contrasts;
+      bool shaded = false;  // (a position seen only with the shaded side's contrast)
       for (int j = jMin; j <= jMax; ++j) {
         if (((k + j) & 1) != parity) continue;
         const PointF p = best.at(k, j);
@@ -463,9 +512,11 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
                        sampleDisc(img, best.at(k, j - 1), rad, xm), sampleDisc(img, best.at(k, j + 1), rad, xm)};
         std::sort(nb, nb + 4);
         const float ground = 0.5f * (nb[2] + nb[3]);
-        const float contrast = ground - inkRef;
+        float contrast = ground - inkRef;
+        if (contrast < 8 && groundRef > inkRef) contrast = ground * (1 - inkRef / groundRef), shaded = true;
         if (contrast < 8 || nb[3] >= 252) continue;
         ++seen;
+        contrasts.push_back(contrast);
         float bestV = 1e9f, bx = p.x, by = p.y;
         for (int a = -3; a <= 3; ++a)
           for (int c = -3; c <= 3; ++c) {
@@ -473,11 +524,22 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
             const float v = sampleDisc(img, q, rad, xm);
             if (v < bestV) bestV = v, bx = q.x, by = q.y;
           }
-        if ((ground - bestV) / contrast >= kDotScore) found.push_back({bx, by, j});
+        if ((ground - bestV) / contrast >= kDotScore) found.push_back({bx, by, bestV, j});
       }
       DBG("cylinder line %d: seen %d found %zu outside %d silhouette %d\n", k, seen, found.size(), outside, silhouette);
       if (silhouette || outside > 0 || seen * 2 < (jMax - jMin + 1) / 2) break;
-      if (seen >= 8 && found.size() * 10 > static_cast<size_t>(seen) * 9) break;  // a bar, not a line
+      // Nearly every position dark: a bar, a full column of the symbol (10 of 11 happens), or a
+      // column on the shaded side whose empty positions pass the lattice's contrast. A line that
+      // reached the darkest shade, where the scene beyond the cylinder may begin, is checked too.
+      if ((seen >= 8 && found.size() * 10 > static_cast<size_t>(seen) * 9) || (shaded && !found.empty())) {
+        std::vector<float> dotV;
+        dotV.reserve(found.size());
+        for (const Found& f : found) dotV.push_back(f.v);
+        std::nth_element(contrasts.begin(), contrasts.begin() + contrasts.size() / 2, contrasts.end());
+        const float t = lineThreshold(k, dotV, contrasts[contrasts.size() / 2]);
+        if (t < 0) break;
+        found.erase(std::remove_if(found.begin(), found.end(), [t](const Found& f) { return f.v > t; }), found.end());
+      }
       if (found.size() * 8 < static_cast<size_t>(seen)) found.clear();
       if (found.empty()) {
         if (++empties >= kQuietLines) break;

@@ -702,13 +702,19 @@ namespace {
 // pinhole): the far-off silhouette columns shrink more than cos(halfArc), the rows bow, and the
 // symbol's columns follow x = R sin(phi) f / (f + R (1 - cos(phi))). Each pixel's angle on the
 // surface is found by bisection (x grows with phi over the visible half).
-PackScene closeCylinderScene(const Matrix& mx, double module, double halfArcDeg, double distance, double angle) {
+// With `ink` > 0 the light comes from `lightAngle` (radians round the axis from the camera's side)
+// over an `ambient` share, and lights the ink as it does the surface (an ink of `ink` levels where
+// the surface is 225). With `wrapRows` the symbol's rows go round the cylinder instead (its
+// columns lie along the axis).
+PackScene closeCylinderScene(const Matrix& mx, double module, double halfArcDeg, double distance, double angle,
+                             double lightAngle = 0, double ambient = 0.55, double ink = 0, bool wrapRows = false) {
+  const int wrapped = wrapRows ? mx.rows : mx.cols, axial = wrapRows ? mx.cols : mx.rows;
   const double arc = halfArcDeg * 3.14159265358979 / 180;
-  const double radius = (mx.cols / 2.0 + 1.5) * module / arc, f = distance * radius;
+  const double radius = (wrapped / 2.0 + 1.5) * module / arc, f = distance * radius;
   auto project = [&](double phi) { return radius * std::sin(phi) * f / (f + radius * (1 - std::cos(phi))); };
   const double edge = project(1.5);  // the silhouette, as far as this scene draws the surface
   PackScene p;
-  p.w = p.h = static_cast<int>(std::max(2 * edge, mx.rows * module) * 1.5) + 40;
+  p.w = p.h = static_cast<int>(std::max(2 * edge, axial * module) * 1.5) + 40;
   p.img.assign(static_cast<size_t>(p.w) * p.h, 0);
   const double th = angle * 3.14159265358979 / 180, cs = std::cos(th), sn = std::sin(th);
   for (int y = 0; y < p.h; ++y)
@@ -726,13 +732,61 @@ PackScene closeCylinderScene(const Matrix& mx, double module, double halfArcDeg,
           for (int it = 0; it < 40; ++it) (project(0.5 * (lo + hi)) < across ? lo : hi) = 0.5 * (lo + hi);
           const double phi = 0.5 * (lo + hi);
           const double t = along * (f + radius * (1 - std::cos(phi))) / f;  // along the axis on the surface
-          if (std::fabs(t) > (mx.rows / 2.0 + 4) * module) {
+          if (std::fabs(t) > (axial / 2.0 + 4) * module) {
             sum += 90;
             continue;
           }
-          const bool ink = inkAt(mx, radius * phi / module + (mx.cols - 1) / 2.0, t / module + (mx.rows - 1) / 2.0);
-          const double shade = 0.55 + 0.45 * std::cos(phi);  // Lambertian, light from the camera
-          sum += ink ? 30 : static_cast<int>(225 * shade);
+          const double u = radius * phi / module + (wrapped - 1) / 2.0, v = t / module + (axial - 1) / 2.0;
+          const bool dot = wrapRows ? inkAt(mx, v, u) : inkAt(mx, u, v);
+          // Lambertian, the light from the camera or from one side
+          const double shade = ambient + (1 - ambient) * std::max(0.0, std::cos(phi - lightAngle));
+          sum += dot ? (ink > 0 ? static_cast<int>(ink * shade) : 30) : static_cast<int>(225 * shade);
+        }
+      p.img[static_cast<size_t>(y) * p.w + x] = static_cast<uint8_t>(sum / 4);
+    }
+  boxBlur(p.img, p.w, p.h);
+  return p;
+}
+
+// A pinhole camera `distance` radii from the axis of the same kind of cylinder, pitched by `tilt`
+// degrees along the axis (one end nearer than the other: the lines along the axis converge, and
+// the wrapped lines bow as the near end's do not). Each pixel's ray is intersected with the
+// cylinder; the symbol's rows go round it (its long side along the axis), lit from `lightAngle`.
+PackScene tiltedCylinderScene(const Matrix& mx, double module, double halfArcDeg, double distance, double tilt, double angle,
+                              double lightAngle, double ambient, double ink) {
+  const double arc = halfArcDeg * 3.14159265358979 / 180;
+  const double radius = (mx.rows / 2.0 + 1.5) * module / arc, cam = distance * radius, f = cam - radius;
+  const double tl = tilt * 3.14159265358979 / 180, ct = std::cos(tl), st = std::sin(tl);
+  PackScene p;
+  p.w = p.h = static_cast<int>(std::max(2 * radius, mx.cols * module) * 1.6) + 40;
+  p.img.assign(static_cast<size_t>(p.w) * p.h, 0);
+  const double th = angle * 3.14159265358979 / 180, cs = std::cos(th), sn = std::sin(th);
+  for (int y = 0; y < p.h; ++y)
+    for (int x = 0; x < p.w; ++x) {
+      int sum = 0;
+      for (int sy = 0; sy < 2; ++sy)
+        for (int sx = 0; sx < 2; ++sx) {
+          const double dx = x + 0.25 + 0.5 * sx - p.w / 2.0, dy = y + 0.25 + 0.5 * sy - p.h / 2.0;
+          const double u = cs * dx + sn * dy, v = -sn * dx + cs * dy;
+          // the ray (u, v, f) pitched about the image's u axis; the camera at z = -cam
+          const double rx = u, ry = ct * v - st * f, rz = st * v + ct * f;
+          // |(0, -cam) + s (rx, rz)| = radius, the nearer root
+          const double a = rx * rx + rz * rz, b = -2 * cam * rz, c = cam * cam - radius * radius;
+          const double disc = b * b - 4 * a * c;
+          if (disc <= 0) {
+            sum += 90;  // the desk beyond the cylinder
+            continue;
+          }
+          const double s = (-b - std::sqrt(disc)) / (2 * a);
+          const double px = s * rx, py = s * ry, pz = -cam + s * rz;
+          const double phi = std::atan2(px, -pz);  // 0 facing the camera
+          if (std::fabs(py) > (mx.cols / 2.0 + 4) * module) {
+            sum += 90;
+            continue;
+          }
+          const bool dot = inkAt(mx, py / module + (mx.cols - 1) / 2.0, radius * phi / module + (mx.rows - 1) / 2.0);
+          const double shade = ambient + (1 - ambient) * std::max(0.0, std::cos(phi - lightAngle));
+          sum += static_cast<int>((dot ? ink : 225) * shade);
         }
       p.img[static_cast<size_t>(y) * p.w + x] = static_cast<uint8_t>(sum / 4);
     }
@@ -750,6 +804,54 @@ TEST("detector: symbols wrapped 70 degrees either side round a cylinder seen fro
       [](const Matrix& mx, int tried) { return closeCylinderScene(mx, 6.0, 70.0, 6.0, 23.0 + 47.0 * tried); });
   REQUIRE(tried >= 4);
   CHECK(read >= tried - 1);
+}
+
+// Lit from one side, the far columns of the shaded side lie on a ground within a few levels of
+// the lattice's ink, and a column of the symbol can be a nearly full line of dots: the line
+// search of fit_cylinder.cpp judges such lines on their own off-parity positions (always empty in
+// a DotCode) where it stopped before. (36 scenes: 31 read without, 33 with.)
+TEST("detector: symbols wrapped 69 degrees round a cylinder lit from one side are read") {
+  struct Light {
+    double ink, module, distance, angle, ambient;
+  };
+  int read = 0, tried = 0;
+  for (const Light& l : {Light{60, 5.0, 3.4, 0.65, 0.26}, Light{50, 5.0, 3.3, 0.4, 0.3}})
+    for (size_t first = 0; first < 3; ++first) {
+      const auto [r, t] = readScenes(
+          first, 3, [](const Matrix& mx) { return mx.cols >= 18 && mx.rows * mx.cols <= 900; },
+          [&l, first](const Matrix& mx, int k) {
+            return closeCylinderScene(mx, l.module, 69.0, l.distance, 13.0 + 37.0 * k + 11.0 * first,
+                                      first == 1 ? -l.angle : l.angle, l.ambient, l.ink);
+          });
+      read += r;
+      tried += t;
+    }
+  REQUIRE(tried >= 36);
+  CHECK(read >= tried - 3);
+}
+
+// Rows wrapped round a cylinder seen from 3.3-3.5 radii and pitched 7-8 degrees along its axis: the
+// lines along the axis converge and the wrapped ones bow, so the orthographic model (fitted first,
+// to keep the perspective one for lattices that look wrapped) misses by up to half a pitch; the
+// perspective model then fits them. (24 scenes: 12 read with the gate at 0.35 pitch, 18 at 0.5.)
+TEST("detector: symbols whose rows are wrapped round a cylinder pitched along its axis are read") {
+  struct View {
+    double module, halfArc, distance, tilt, light, ambient, ink;
+  };
+  int read = 0, tried = 0;
+  for (const View& c : {View{7, 66, 3.3, 7, 0, 0.55, 30}, View{8, 60, 3.5, 8, 0.3, 0.4, 40}})
+    for (size_t first = 0; first < 2; ++first) {
+      const auto [r, t] = readScenes(
+          first, 2, [](const Matrix& mx) { return mx.rows >= 16 && mx.cols >= 1.4 * mx.rows && mx.rows * mx.cols <= 900; },
+          [&c, first](const Matrix& mx, int k) {
+            return tiltedCylinderScene(mx, c.module, c.halfArc, c.distance, c.tilt, 19.0 + 43.0 * k + 17.0 * first, c.light,
+                                       c.ambient, c.ink);
+          });
+      read += r;
+      tried += t;
+    }
+  REQUIRE(tried >= 24);
+  CHECK(read >= tried - 7);
 }
 
 TEST("detector stages: a lattice cut short is followed over the image to the symbol's ends") {
