@@ -178,9 +178,10 @@ struct PassStats {
   // Regions where a harder pass could succeed: lattice-like clusters that did not read, and
   // filled components too big for a dot (dots merged by blur or ink spread).
   std::vector<Rect> focus;
-  float medianD = 0;         // median blob diameter of the last run (0: too few blobs)
-  int clusters = 0;          // clusters of similar dots the last run grouped (textures excluded)
-  std::vector<Rect> merged;  // the filled components too big for a dot (pass coordinates)
+  float medianD = 0;           // median blob diameter of the last run (0: too few blobs)
+  int clusters = 0;            // clusters of similar dots the last run grouped (textures excluded)
+  std::vector<Rect> merged;    // the filled components too big for a dot (pass coordinates)
+  std::vector<Rect> textures;  // boxes of large dotted textures (image coordinates)
 };
 
 // How pass coordinates map back to the caller's image: p_image = p_pass / scale + offset.
@@ -367,6 +368,15 @@ constexpr float kMinSmear = 4.0f;
 constexpr float kMaxSmear = 16.0f;
 constexpr float kMinSmearDepth = 0.15f;
 constexpr float kSmearRegularisation = 0.03f;
+
+// A texture cluster (fitLattice: most of its dots have all four diagonal neighbours) of at least
+// kTextureMinDots dots marks its box, grown by kTextureMargin dot diameters, as texture; the harder
+// passes skip regions lying kTextureCover or more inside one (inTexture). The dotted textures of
+// the empty 720p frames (a hex dot grid, dot screens) cost their regions' passes 8% of the frames'
+// work; no read of the reference images, the renders or the transformed real packs changes.
+constexpr size_t kTextureMinDots = 40;
+constexpr float kTextureMargin = 10;
+constexpr double kTextureCover = 0.8;
 
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
@@ -613,6 +623,10 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
       if (!cand.fit.texture) {
         stats.focus.push_back(toImage(frame, r));
         ++stats.clusters;
+      } else if (cluster.size() >= kTextureMinDots) {
+        // (grown by the margin the focus regions get, so the regions a texture makes fall inside)
+        const int m = static_cast<int>(kTextureMargin * dsum / cluster.size());
+        stats.textures.push_back(toImage(frame, {r.x0 - m, r.y0 - m, r.x1 + m, r.y1 + m}));
       }
     }
     const int clusterIndex = static_cast<int>(&cluster - clusters.data());
@@ -702,12 +716,28 @@ class PassSchedule {
       if (pass.peaks && !pass.dark && fine_.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch) noteFine(cand, frame);
       return r >= 0;
     });
+    textures_.insert(textures_.end(), stats.textures.begin(), stats.textures.end());
+    stats.textures.clear();
+  }
+
+  // A region lying mostly inside a large dotted texture that an earlier pass found (a dot
+  // screen, a perforation pattern, a grid of dots): no symbol sits inside one, and each harder
+  // pass would otherwise find the texture again (its dots, then the gaps between them as a
+  // lattice of the other polarity) and pay its fits.
+  bool inTexture(const Rect& r) const {
+    const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+    for (const Rect& t : textures_) {
+      const double w = std::min(r.x1, t.x1) - std::max(r.x0, t.x0), h = std::min(r.y1, t.y1) - std::max(r.y0, t.y0);
+      if (w > 0 && h > 0 && w * h >= kTextureCover * area) return true;
+    }
+    return false;
   }
 
   // A rectangle of the frame: the frame itself when it covers it, else a crop. The inverted and
   // adaptive passes read the same regions, so a crop's block statistics are kept for the next
   // pass over it (a crop is a view of this image: its address and size name its pixels).
   void runOn(const Rect& r, const Pass& pass, PassStats& stats) {
+    if (inTexture(r)) return;
     if (r.x0 == 0 && r.y0 == 0 && r.x1 == image_.width && r.y1 == image_.height) {
       run(image_, pass, identity_, stats);
       return;
@@ -775,7 +805,7 @@ class PassSchedule {
   // symbol. The boxes of such lattices are read again upsampled twice (at most kMaxFineCrops,
   // each at most kFinePixels before upsampling).
   void upsampledPeaks() {
-    int crops = 0;
+    size_t crops = 0;
     for (const Rect& r : fine_) {
       if (found_ || stop_ || ++crops > kMaxFineCrops) break;
       if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > kFinePixels) continue;
@@ -820,6 +850,7 @@ class PassSchedule {
     spill_.clear();
     for (const Rect& r : boxes) {
       if (found_ || stop_) break;
+      if (inTexture(r)) continue;
       PassStats st;
       run(crop(r), kAdaptive, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, st, false);
       focus_.push_back(r);
@@ -834,7 +865,7 @@ class PassSchedule {
   void sharpened() {
     int sharpened = 0;
     for (size_t i = 0; i < focus_.size() && !found_ && !stop_; ++i) {
-      if (regionD_[i] < 3) continue;
+      if (regionD_[i] < 3 || inTexture(focus_[i])) continue;
       const Rect& r = focus_[i];
       // only where the fast pass saw dots merged into big filled shapes, several of them (most
       // regions of an empty frame are text and textures, where this pass would only cost time)
@@ -863,7 +894,7 @@ class PassSchedule {
     BlurEstimate blur;
     for (size_t i = 0; i < focus_.size(); ++i) {
       const Rect& r = focus_[i];
-      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > kDeblurPixels) continue;
+      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > kDeblurPixels || inTexture(r)) continue;
       BlurEstimate cues;
       measureBlurCues(crop(r), cues);
       const float score = std::max(cues.anisotropy / kMotionAnisotropy, cues.edgeWidth / kBlurredEdgeWidth);
@@ -922,6 +953,7 @@ class PassSchedule {
         for (size_t ri = 0; ri < regions.size() && static_cast<int>(ri) < kPeaksRegions; ++ri) {
           if (found_ || stop_) return;
           const Rect r = regions[ri];
+          if (inTexture(r)) continue;
           const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
           double& pool = fromSpill ? spillBudget : budget;
           if (area > pool) continue;
@@ -1021,8 +1053,9 @@ class PassSchedule {
   // Lattices that did not read and reach beyond the crop they were found in (a focus region can
   // hold only part of a symbol): their image box, to be read again whole.
   std::vector<Rect> spill_, spillPeaksLight_, spillPeaksDark_;
-  bool smearPass_ = false;  // the peaks stage again, on regions deconvolved (deblurredPeaks)
-  std::vector<Rect> fine_;  // boxes of light lattices of very small modules (upsampledPeaks)
+  bool smearPass_ = false;      // the peaks stage again, on regions deconvolved (deblurredPeaks)
+  std::vector<Rect> fine_;      // boxes of light lattices of very small modules (upsampledPeaks)
+  std::vector<Rect> textures_;  // boxes of large dotted textures any pass found
 };
 
 template <class F>

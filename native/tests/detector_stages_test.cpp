@@ -396,6 +396,44 @@ TEST("detector: the peaks pass skips the half-resolution read where the full-res
   CHECK_EQ(halfReads, 0);
 }
 
+// A large dotted texture (a grid of dots, a dot screen) is rejected by the lattice stage of the
+// fast pass; the harder passes do not read the regions inside it again (its dots, the gaps between
+// them as a lattice of the other polarity, its peaks) where something in it (here a smudge) would
+// make them look: an empty frame with such a pattern pays for it once.
+TEST("detector: the harder passes skip regions inside a dotted texture the fast pass rejected") {
+  // (larger than the small images that are read again upsampled, whose re-read keeps no trace)
+  const int w = 960, h = 720, x0 = 200, y0 = 160, x1 = 760, y1 = 560;
+  std::vector<uint8_t> img(static_cast<size_t>(w) * h);
+  std::mt19937 rng(5);
+  std::normal_distribution<double> grain(0, 3);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      // dark discs of radius 5.2 on an 18 px grid, every other row shifted (a hex dot screen)
+      double v = 200;
+      if (x >= x0 && x < x1 && y >= y0 && y < y1) {
+        const double row = std::floor((y - y0) / 18.0), cy = y0 + 18 * row + 9;
+        const double shift = std::fmod(row, 2) * 9, cx = x0 + shift + 18 * std::floor((x - x0 - shift) / 18.0) + 9;
+        if (std::hypot(x - cx, y - cy) < 5.2) v = 60;
+        // a smudge over it: a filled shape too big for a dot, where a harder pass would look
+        if (x >= 440 && x < 500 && y >= 320 && y < 360) v = 70;
+      }
+      img[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(std::lround(std::min(255.0, std::max(0.0, v + grain(rng)))));
+    }
+  dc::DetectorTrace trace;
+  dc::ReadOptions opt;
+  opt.timeBudgetMs = 2000;
+  opt.trace = &trace;
+  CHECK(dc::readDotCodes(dc::GreyImage{img.data(), w, h, w}, opt).empty());
+  REQUIRE(!trace.passes.empty());
+  int inside = 0;
+  for (size_t k = 1; k < trace.passes.size(); ++k) {
+    const auto& p = trace.passes[k];
+    const int iw = std::min(p.x1, x1) - std::max(p.x0, x0), ih = std::min(p.y1, y1) - std::max(p.y0, y0);
+    if (iw > 0 && ih > 0 && iw * ih >= 0.8 * (p.x1 - p.x0) * (p.y1 - p.y0)) ++inside;
+  }
+  CHECK_EQ(inside, 0);
+}
+
 // The same pack scenes as a dim or washed-out camera shows them: every grey level scaled by
 // `gain` around `offset` (underexposure: gain 0.3; low contrast: gain 0.4 around mid-grey). The
 // light dots then stand a few grey levels above the panel, under the passes' floors; the
