@@ -182,6 +182,7 @@ struct PassStats {
   int clusters = 0;            // clusters of similar dots the last run grouped (textures excluded)
   std::vector<Rect> merged;    // the filled components too big for a dot (pass coordinates)
   std::vector<Rect> textures;  // boxes of large dotted textures (image coordinates)
+  std::vector<Rect> lattices;  // boxes of the clusters that looked like a dot lattice (image coordinates)
 };
 
 // How pass coordinates map back to the caller's image: p_image = p_pass / scale + offset.
@@ -616,6 +617,7 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
       }
       if (cand.fit.basisFound) {
         stats.lattice = true;
+        stats.lattices.push_back(toImage(frame, r));
         if (dsum / cluster.size() < 3.0f) stats.tiny.push_back(toImage(frame, r));
       }
       // Every cluster but a texture may be part of a symbol the harder passes can read (a few
@@ -834,11 +836,15 @@ class PassSchedule {
   }
 
   // Light prints are rarely blurred into one shape; only a lattice-like light cluster justifies it.
+  // (per region: only where the inverted pass saw such a cluster; the other regions of a frame
+  // are a barcode, text, a label, whatever made the fast pass look there)
   void adaptiveInverted() {
     if (!light_.lattice) return;
     for (const Rect& r : focus_) {
       if (found_ || stop_) return;
-      runOn(r, kAdaptiveInverted, unused_);
+      bool seen = false;
+      for (const Rect& b : light_.lattices) seen = seen || (b.x0 < r.x1 && r.x0 < b.x1 && b.y0 < r.y1 && r.y0 < b.y1);
+      if (seen) runOn(r, kAdaptiveInverted, unused_);
     }
   }
 

@@ -2,6 +2,8 @@
 // inverted, small, merged), run locate -> lattice -> sample, and compare the sampled grid with
 // the expected matrix up to the 8 orientations. These do not need the decoding core.
 #include <algorithm>
+#include <array>
+#include <map>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -1030,6 +1032,51 @@ std::pair<int, size_t> sampledAndHypotheses(const Matrix& mx, int& reads) {
 }
 
 }  // namespace
+
+// The adaptive inverted pass (light dots merged by ink spread) runs only on the regions where the
+// inverted pass saw a light dot lattice: here a panel of light dots that is no DotCode; the bars
+// and blocks elsewhere in the frame make the fast pass look there, but hold no light lattice, so
+// each of their regions is read for light dots once, not twice.
+TEST("detector: the adaptive inverted pass reads only the regions where a light lattice was seen") {
+  const int w = 960, h = 720;
+  std::vector<uint8_t> img(static_cast<size_t>(w) * h, 200);
+  RenderSpec spec;
+  spec.width = 300, spec.height = 240, spec.module = 6, spec.angle = 7, spec.inverted = true;
+  const std::vector<uint8_t> panel = render(randomLattice(15, 26, 0.55, 11), spec);
+  const int px = 80, py = 80;
+  for (int y = 0; y < spec.height; ++y)
+    for (int x = 0; x < spec.width; ++x) img[static_cast<size_t>(py + y) * w + px + x] = panel[static_cast<size_t>(y) * spec.width + x];
+  // decoys: bars of a barcode, and blocks of a matrix code
+  std::mt19937 rng(3);
+  for (int x = 560, k = 0; x < 860; x += 6 + static_cast<int>(rng() % 7), ++k)
+    for (int y = 100; y < 260; ++y)
+      for (int t = 0; t < 2 + static_cast<int>(k % 3); ++t) img[static_cast<size_t>(y) * w + x + t] = 40;
+  for (int by = 0; by < 12; ++by)
+    for (int bx = 0; bx < 12; ++bx)
+      if (rng() & 1)
+        for (int y = 0; y < 10; ++y)
+          for (int x = 0; x < 10; ++x) img[static_cast<size_t>(420 + by * 10 + y) * w + 500 + bx * 10 + x] = 40;
+  dc::DetectorTrace trace;
+  dc::ReadOptions opt;
+  opt.timeBudgetMs = 2000;
+  opt.trace = &trace;
+  CHECK(dc::readDotCodes(dc::GreyImage{img.data(), w, h, w}, opt).empty());
+  std::map<std::array<int, 4>, int> lightReads;  // region outside the panel -> light-dot threshold passes over it
+  bool panelRead = false;
+  for (const auto& p : trace.passes) {
+    if (p.via != "dotcode:inverted") continue;
+    const bool onPanel = p.x0 < px + spec.width && px < p.x1 && p.y0 < py + spec.height && py < p.y1;
+    if (onPanel)
+      panelRead = true;
+    else
+      ++lightReads[{p.x0, p.y0, p.x1, p.y1}];
+  }
+  CHECK(panelRead);
+  CHECK(!lightReads.empty());
+  int twice = 0;
+  for (const auto& kv : lightReads) twice += kv.second > 1 ? 1 : 0;
+  CHECK_EQ(twice, 0);
+}
 
 // Defocus of 0.78 module radius and motion of 1.5 modules merge the dots into a smear no threshold,
 // high-pass or peak search splits; the deblurred pass estimates the blur and undoes it.
