@@ -696,12 +696,13 @@ bool inkAt(const Matrix& mx, double col, double row) {
 // side spans halfArc degrees either side of the middle, so the columns near the silhouette are
 // cos(halfArc) as wide as the middle ones (a vial or a can seen side on). Dark dots, 2x2
 // supersampled, a darker background beyond the cylinder, then the camera's blur.
-PackScene cylinderScene(const Matrix& mx, double module, double halfArcDeg, double angle) {
-  const double arc = halfArcDeg * 3.14159265358979 / 180;
-  const double radius = (mx.cols / 2.0 + 1.5) * module / arc;  // the symbol (and a margin) spans the arc
+// A square scene of `side` pixels, each the mean of 2x2 samples of greyAt(across, along) (pixels
+// from the centre, turned by `angle` degrees), then the camera's blur.
+template <class F>
+PackScene rotatedScene(int side, double angle, F&& greyAt) {
   PackScene p;
-  p.w = p.h = static_cast<int>(std::max(2 * radius, mx.rows * module) * 1.5) + 40;
-  p.img.assign(static_cast<size_t>(p.w) * p.h, 0);
+  p.w = p.h = side;
+  p.img.assign(static_cast<size_t>(side) * side, 0);
   const double th = angle * 3.14159265358979 / 180, cs = std::cos(th), sn = std::sin(th);
   for (int y = 0; y < p.h; ++y)
     for (int x = 0; x < p.w; ++x) {
@@ -709,21 +710,26 @@ PackScene cylinderScene(const Matrix& mx, double module, double halfArcDeg, doub
       for (int sy = 0; sy < 2; ++sy)
         for (int sx = 0; sx < 2; ++sx) {
           const double dx = x + 0.25 + 0.5 * sx - p.w / 2.0, dy = y + 0.25 + 0.5 * sy - p.h / 2.0;
-          const double across = cs * dx + sn * dy, along = -sn * dx + cs * dy;
-          if (std::fabs(across) >= radius || std::fabs(along) > (mx.rows / 2.0 + 4) * module) {
-            sum += 90;  // the desk beyond the cylinder
-            continue;
-          }
-          const double s = radius * std::asin(across / radius);  // arc length on the surface
-          const bool ink = inkAt(mx, s / module + (mx.cols - 1) / 2.0, along / module + (mx.rows - 1) / 2.0);
-          // the surface darkens towards the silhouette (Lambertian, light from the camera)
-          const double shade = 0.55 + 0.45 * std::sqrt(1 - (across / radius) * (across / radius));
-          sum += ink ? 30 : static_cast<int>(225 * shade);
+          sum += greyAt(cs * dx + sn * dy, -sn * dx + cs * dy);
         }
       p.img[static_cast<size_t>(y) * p.w + x] = static_cast<uint8_t>(sum / 4);
     }
   boxBlur(p.img, p.w, p.h);
   return p;
+}
+
+PackScene cylinderScene(const Matrix& mx, double module, double halfArcDeg, double angle) {
+  const double arc = halfArcDeg * 3.14159265358979 / 180;
+  const double radius = (mx.cols / 2.0 + 1.5) * module / arc;  // the symbol (and a margin) spans the arc
+  const int side = static_cast<int>(std::max(2 * radius, mx.rows * module) * 1.5) + 40;
+  return rotatedScene(side, angle, [&](double across, double along) {
+    if (std::fabs(across) >= radius || std::fabs(along) > (mx.rows / 2.0 + 4) * module) return 90;  // the desk beyond the cylinder
+    const double s = radius * std::asin(across / radius);                                           // arc length on the surface
+    const bool ink = inkAt(mx, s / module + (mx.cols - 1) / 2.0, along / module + (mx.rows - 1) / 2.0);
+    // the surface darkens towards the silhouette (Lambertian, light from the camera)
+    const double shade = 0.55 + 0.45 * std::sqrt(1 - (across / radius) * (across / radius));
+    return ink ? 30 : static_cast<int>(225 * shade);
+  });
 }
 
 }  // namespace
@@ -753,39 +759,20 @@ PackScene closeCylinderScene(const Matrix& mx, double module, double halfArcDeg,
   const double radius = (wrapped / 2.0 + 1.5) * module / arc, f = distance * radius;
   auto project = [&](double phi) { return radius * std::sin(phi) * f / (f + radius * (1 - std::cos(phi))); };
   const double edge = project(1.5);  // the silhouette, as far as this scene draws the surface
-  PackScene p;
-  p.w = p.h = static_cast<int>(std::max(2 * edge, axial * module) * 1.5) + 40;
-  p.img.assign(static_cast<size_t>(p.w) * p.h, 0);
-  const double th = angle * 3.14159265358979 / 180, cs = std::cos(th), sn = std::sin(th);
-  for (int y = 0; y < p.h; ++y)
-    for (int x = 0; x < p.w; ++x) {
-      int sum = 0;
-      for (int sy = 0; sy < 2; ++sy)
-        for (int sx = 0; sx < 2; ++sx) {
-          const double dx = x + 0.25 + 0.5 * sx - p.w / 2.0, dy = y + 0.25 + 0.5 * sy - p.h / 2.0;
-          const double across = cs * dx + sn * dy, along = -sn * dx + cs * dy;
-          if (std::fabs(across) >= edge) {
-            sum += 90;  // the desk beyond the cylinder
-            continue;
-          }
-          double lo = -1.5, hi = 1.5;
-          for (int it = 0; it < 40; ++it) (project(0.5 * (lo + hi)) < across ? lo : hi) = 0.5 * (lo + hi);
-          const double phi = 0.5 * (lo + hi);
-          const double t = along * (f + radius * (1 - std::cos(phi))) / f;  // along the axis on the surface
-          if (std::fabs(t) > (axial / 2.0 + 4) * module) {
-            sum += 90;
-            continue;
-          }
-          const double u = radius * phi / module + (wrapped - 1) / 2.0, v = t / module + (axial - 1) / 2.0;
-          const bool dot = wrapRows ? inkAt(mx, v, u) : inkAt(mx, u, v);
-          // Lambertian, the light from the camera or from one side
-          const double shade = ambient + (1 - ambient) * std::max(0.0, std::cos(phi - lightAngle));
-          sum += dot ? (ink > 0 ? static_cast<int>(ink * shade) : 30) : static_cast<int>(225 * shade);
-        }
-      p.img[static_cast<size_t>(y) * p.w + x] = static_cast<uint8_t>(sum / 4);
-    }
-  boxBlur(p.img, p.w, p.h);
-  return p;
+  const int side = static_cast<int>(std::max(2 * edge, axial * module) * 1.5) + 40;
+  return rotatedScene(side, angle, [&](double across, double along) {
+    if (std::fabs(across) >= edge) return 90;  // the desk beyond the cylinder
+    double lo = -1.5, hi = 1.5;
+    for (int it = 0; it < 40; ++it) (project(0.5 * (lo + hi)) < across ? lo : hi) = 0.5 * (lo + hi);
+    const double phi = 0.5 * (lo + hi);
+    const double t = along * (f + radius * (1 - std::cos(phi))) / f;  // along the axis on the surface
+    if (std::fabs(t) > (axial / 2.0 + 4) * module) return 90;
+    const double u = radius * phi / module + (wrapped - 1) / 2.0, v = t / module + (axial - 1) / 2.0;
+    const bool dot = wrapRows ? inkAt(mx, v, u) : inkAt(mx, u, v);
+    // Lambertian, the light from the camera or from one side
+    const double shade = ambient + (1 - ambient) * std::max(0.0, std::cos(phi - lightAngle));
+    return dot ? (ink > 0 ? static_cast<int>(ink * shade) : 30) : static_cast<int>(225 * shade);
+  });
 }
 
 // A pinhole camera `distance` radii from the axis of the same kind of cylinder, pitched by `tilt`
@@ -797,41 +784,22 @@ PackScene tiltedCylinderScene(const Matrix& mx, double module, double halfArcDeg
   const double arc = halfArcDeg * 3.14159265358979 / 180;
   const double radius = (mx.rows / 2.0 + 1.5) * module / arc, cam = distance * radius, f = cam - radius;
   const double tl = tilt * 3.14159265358979 / 180, ct = std::cos(tl), st = std::sin(tl);
-  PackScene p;
-  p.w = p.h = static_cast<int>(std::max(2 * radius, mx.cols * module) * 1.6) + 40;
-  p.img.assign(static_cast<size_t>(p.w) * p.h, 0);
-  const double th = angle * 3.14159265358979 / 180, cs = std::cos(th), sn = std::sin(th);
-  for (int y = 0; y < p.h; ++y)
-    for (int x = 0; x < p.w; ++x) {
-      int sum = 0;
-      for (int sy = 0; sy < 2; ++sy)
-        for (int sx = 0; sx < 2; ++sx) {
-          const double dx = x + 0.25 + 0.5 * sx - p.w / 2.0, dy = y + 0.25 + 0.5 * sy - p.h / 2.0;
-          const double u = cs * dx + sn * dy, v = -sn * dx + cs * dy;
-          // the ray (u, v, f) pitched about the image's u axis; the camera at z = -cam
-          const double rx = u, ry = ct * v - st * f, rz = st * v + ct * f;
-          // |(0, -cam) + s (rx, rz)| = radius, the nearer root
-          const double a = rx * rx + rz * rz, b = -2 * cam * rz, c = cam * cam - radius * radius;
-          const double disc = b * b - 4 * a * c;
-          if (disc <= 0) {
-            sum += 90;  // the desk beyond the cylinder
-            continue;
-          }
-          const double s = (-b - std::sqrt(disc)) / (2 * a);
-          const double px = s * rx, py = s * ry, pz = -cam + s * rz;
-          const double phi = std::atan2(px, -pz);  // 0 facing the camera
-          if (std::fabs(py) > (mx.cols / 2.0 + 4) * module) {
-            sum += 90;
-            continue;
-          }
-          const bool dot = inkAt(mx, py / module + (mx.cols - 1) / 2.0, radius * phi / module + (mx.rows - 1) / 2.0);
-          const double shade = ambient + (1 - ambient) * std::max(0.0, std::cos(phi - lightAngle));
-          sum += static_cast<int>((dot ? ink : 225) * shade);
-        }
-      p.img[static_cast<size_t>(y) * p.w + x] = static_cast<uint8_t>(sum / 4);
-    }
-  boxBlur(p.img, p.w, p.h);
-  return p;
+  const int side = static_cast<int>(std::max(2 * radius, mx.cols * module) * 1.6) + 40;
+  return rotatedScene(side, angle, [&](double u, double v) {
+    // the ray (u, v, f) pitched about the image's u axis; the camera at z = -cam
+    const double rx = u, ry = ct * v - st * f, rz = st * v + ct * f;
+    // |(0, -cam) + s (rx, rz)| = radius, the nearer root
+    const double a = rx * rx + rz * rz, b = -2 * cam * rz, c = cam * cam - radius * radius;
+    const double disc = b * b - 4 * a * c;
+    if (disc <= 0) return 90;  // the desk beyond the cylinder
+    const double s = (-b - std::sqrt(disc)) / (2 * a);
+    const double px = s * rx, py = s * ry, pz = -cam + s * rz;
+    const double phi = std::atan2(px, -pz);  // 0 facing the camera
+    if (std::fabs(py) > (mx.cols / 2.0 + 4) * module) return 90;
+    const bool dot = inkAt(mx, py / module + (mx.cols - 1) / 2.0, radius * phi / module + (mx.rows - 1) / 2.0);
+    const double shade = ambient + (1 - ambient) * std::max(0.0, std::cos(phi - lightAngle));
+    return static_cast<int>((dot ? ink : 225) * shade);
+  });
 }
 
 }  // namespace
