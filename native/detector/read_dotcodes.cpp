@@ -477,6 +477,82 @@ void candidateEnds(const DotGrid& all, int r0, int c0, int parity, const Lattice
   }
 }
 
+// A short wide lattice grown into the text beside its symbol is too long on its short side (the
+// bands of shortBands), and where its growth also stopped short along the long axis, or ran on
+// into the text's wider line, its long side is wrong too, which no band or end hypothesis alone
+// fixes. Per band of the short side, the long side is taken where the band's own dots end: the
+// first and last lines within the grown box holding a clear dot (every edge of a DotCode carries
+// one), and the nearest ends past the box (as candidateEnds, the dots counted within the band only).
+constexpr int kBandEnds = 2;  // ends per side and band beyond the trimmed box's
+void bandEnds(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols,
+              std::vector<Extent>& out) {
+  const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+  const int shortLen = alongCols ? H : W, shortMin = alongCols ? f.rowMin : f.colMin;
+  const int longMin = alongCols ? f.colMin : f.rowMin, longMax = alongCols ? f.colMax : f.rowMax;
+  if (shortLen <= kMinBandLines + 2) return;
+  auto presence = [&](int from, int to, int k) {
+    float most = 0;
+    for (int t = from; t <= to; ++t) {
+      const int r = alongCols ? t : k, c = alongCols ? k : t;
+      if (((r + c) & 1) != parity) continue;
+      const int ar = r - r0, ac = c - c0;
+      if (ar < 0 || ac < 0 || ar >= all.rows || ac >= all.cols) return -1.0f;
+      most = std::max(most, all.at(ar, ac));
+    }
+    return most;
+  };
+  size_t added = 0;
+  // the trimmed boxes of every band first, then the ends past them
+  for (int phase = 0; phase < 2; ++phase)
+    for (int h = shortLen - 1; h >= kMinBandLines && added < kMaxBandHypotheses; --h)
+      for (int off = 0; off + h <= shortLen && added < kMaxBandHypotheses; ++off) {
+        const int from = shortMin + off, to = from + h - 1;
+        const float level = kEndDotLevels[0];
+        int a = longMin, b = longMax;
+        while (a < b && presence(from, to, a) < level) ++a;
+        while (b > a && presence(from, to, b) < level) --b;
+        int lo[kBandEnds + 1], hi[kBandEnds + 1], nlo = 0, nhi = 0;
+        lo[nlo++] = a;
+        hi[nhi++] = b;
+        for (int dir : {-1, 1}) {
+          const int edge = dir < 0 ? a : b;
+          int* ends = dir < 0 ? lo : hi;
+          int& n = dir < 0 ? nlo : nhi;
+          bool prev = presence(from, to, edge + dir) >= level;
+          for (int k = edge + dir; std::abs(k - edge) <= kReach - 1 && n <= kBandEnds; k += dir) {
+            const bool next = presence(from, to, k + dir) >= level;
+            if (prev && !next) ends[n++] = k;
+            prev = next;
+          }
+        }
+        // a band's own edge lines carry a dot too, within the long side taken
+        auto edgeHasDot = [&](int t, int k0, int k1) {
+          for (int k = k0; k <= k1; ++k)
+            if (presence(t, t, k) >= level) return true;
+          return false;
+        };
+        for (int x = 0; x < nlo; ++x)
+          for (int y = 0; y < nhi; ++y) {
+            if ((x + y == 0) != (phase == 0)) continue;
+            // (the grown long side with this band: shortBands' own)
+            if ((lo[x] == longMin && hi[y] == longMax) || hi[y] - lo[x] + 1 < kMinBandLines) continue;
+            if (!edgeHasDot(from, lo[x], hi[y]) || !edgeHasDot(to, lo[x], hi[y])) continue;
+            // ... and the lines just outside it inside the grown box are blank (the gap between the
+            // symbol and the text)
+            if ((off > 0 && edgeHasDot(from - 1, lo[x], hi[y])) || (off + h < shortLen && edgeHasDot(to + 1, lo[x], hi[y]))) continue;
+            Extent e{f.rowMin, H, f.colMin, W};
+            (alongCols ? e.rowMin : e.colMin) = from;
+            (alongCols ? e.rows : e.cols) = h;
+            (alongCols ? e.colMin : e.rowMin) = lo[x];
+            (alongCols ? e.cols : e.rows) = hi[y] - lo[x] + 1;
+            withOddSize(e, !alongCols, [&](const Extent& z) {
+              out.push_back(z);
+              ++added;
+            });
+          }
+      }
+}
+
 struct Candidate {
   LatticeFit fit;
   GridMapper mapper;
@@ -1261,7 +1337,10 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
             }
         }
     }
-    if (reach) shortBands(f, alongCols, hyps);
+    if (reach) {
+      shortBands(f, alongCols, hyps);
+      bandEnds(all, r0, c0, cand.ctx.parity, f, alongCols, hyps);
+    }
     // The grid of an extent: a window of `all` (or of `from`).
     auto windowOf = [&](const Extent& e, DotGrid& g, const DotGrid* from = nullptr) {
       const DotGrid& src = from ? *from : all;
