@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 
 #include "detector/debug_log.h"
 #include "detector/detector_internal.h"
@@ -116,6 +117,8 @@ struct Rect {
   int x0, y0, x1, y1;
 };
 
+bool overlaps(const Rect& a, const Rect& b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
+
 // highPass for the columns [xa, xb), whose box (2R+1 wide) lies inside the crop: the same
 // arithmetic per pixel, in a loop the compiler vectorises.
 void highPassInterior(const uint8_t* row, const uint32_t* top, const uint32_t* bot, int R, float area, float gain,
@@ -209,7 +212,7 @@ void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& 
         const Rect u{std::min(a.x0, b.x0), std::min(a.y0, b.y0), std::max(a.x1, b.x1), std::max(a.y1, b.y1)};
         auto areaOf = [](const Rect& r) { return static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0); };
         // merged only when the union costs no more than the two apart (overlap is only re-read)
-        if (a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 && areaOf(u) <= areaOf(a) + areaOf(b)) {
+        if (overlaps(a, b) && areaOf(u) <= areaOf(a) + areaOf(b)) {
           a = u;
           out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
           merged = true;
@@ -364,7 +367,7 @@ constexpr float kBlurredEdgeWidth = 2.5f;
 // did not read is deconvolved again with these multiples of the estimate; each reads a different
 // share of those (1.25: radii 0.72-0.8 of the truth, 1.45: 0.7, 1.7: a fragment's 0.58).
 constexpr float kDefocusRetryScales[] = {1.25f, 1.45f, 1.7f};
-constexpr size_t kDefocusRetries = sizeof(kDefocusRetryScales) / sizeof(kDefocusRetryScales[0]);
+constexpr size_t kDefocusRetries = std::size(kDefocusRetryScales);
 // Only for a region that looks like a disc's blur: isotropic (the renders' 1.0-1.2) with wide
 // edges (3.5-4.1 px on those that failed). The real photos' regions are mostly 1.3-2.2 (text,
 // panel edges, perspective) and each retry costs 30 ms on a 640x400 region: without this bound
@@ -441,8 +444,7 @@ constexpr int kMaxEnds = 3;
 constexpr float kEndDotLevels[] = {0.7f, 0.5f};
 // The strongest presence on grid line k (a column when alongCols, else a row) within the
 // lattice's short side; -1 where the line leaves the sampled grid.
-float linePresence(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int k) {
-  const int from = alongCols ? f.rowMin : f.colMin, to = alongCols ? f.rowMax : f.colMax;
+float linePresence(const DotGrid& all, int r0, int c0, int parity, bool alongCols, int k, int from, int to) {
   float most = 0;
   for (int t = from; t <= to; ++t) {
     const int r = alongCols ? t : k, c = alongCols ? k : t;
@@ -453,6 +455,26 @@ float linePresence(const DotGrid& all, int r0, int c0, int parity, const Lattice
   }
   return most;
 }
+float linePresence(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int k) {
+  return alongCols ? linePresence(all, r0, c0, parity, alongCols, k, f.rowMin, f.rowMax)
+                   : linePresence(all, r0, c0, parity, alongCols, k, f.colMin, f.colMax);
+}
+
+// The lines k past `edge` (towards dir, within kReach) where a line with a dot is followed by one
+// without, nearest first, at most maxEnds: where the symbol may end.
+template <class HasDot, class Push>
+void endsPast(int edge, int dir, int maxEnds, HasDot&& hasDot, Push&& push) {
+  bool prev = hasDot(edge + dir);
+  int found = 0;
+  for (int k = edge + dir; std::abs(k - edge) <= kReach - 1 && found < maxEnds; k += dir) {
+    const bool next = hasDot(k + dir);
+    if (prev && !next) {
+      ++found;
+      push(k);
+    }
+    prev = next;
+  }
+}
 
 // A line past a candidate end whose strongest position reaches this may be the symbol's own faint
 // edge line (a dot counts from 0.7).
@@ -462,19 +484,12 @@ void candidateEnds(const DotGrid& all, int r0, int c0, int parity, const Lattice
                    std::vector<int>& ends) {
   ends.clear();
   const int edge = alongCols ? (dir < 0 ? f.colMin : f.colMax) : (dir < 0 ? f.rowMin : f.rowMax);
-  for (float level : kEndDotLevels) {
-    auto lineHasDot = [&](int k) { return linePresence(all, r0, c0, parity, f, alongCols, k) >= level; };
-    bool prev = lineHasDot(edge + dir);
-    int found = 0;
-    for (int k = edge + dir; std::abs(k - edge) <= kReach - 1 && found < kMaxEnds; k += dir) {
-      const bool next = lineHasDot(k + dir);
-      if (prev && !next) {
-        ++found;
-        if (std::find(ends.begin(), ends.end(), k) == ends.end()) ends.push_back(k);
-      }
-      prev = next;
-    }
-  }
+  for (float level : kEndDotLevels)
+    endsPast(
+        edge, dir, kMaxEnds, [&](int k) { return linePresence(all, r0, c0, parity, f, alongCols, k) >= level; },
+        [&](int k) {
+          if (std::find(ends.begin(), ends.end(), k) == ends.end()) ends.push_back(k);
+        });
 }
 
 // A short wide lattice grown into the text beside its symbol is too long on its short side (the
@@ -490,17 +505,7 @@ void bandEnds(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& 
   const int shortLen = alongCols ? H : W, shortMin = alongCols ? f.rowMin : f.colMin;
   const int longMin = alongCols ? f.colMin : f.rowMin, longMax = alongCols ? f.colMax : f.rowMax;
   if (shortLen <= kMinBandLines + 2) return;
-  auto presence = [&](int from, int to, int k) {
-    float most = 0;
-    for (int t = from; t <= to; ++t) {
-      const int r = alongCols ? t : k, c = alongCols ? k : t;
-      if (((r + c) & 1) != parity) continue;
-      const int ar = r - r0, ac = c - c0;
-      if (ar < 0 || ac < 0 || ar >= all.rows || ac >= all.cols) return -1.0f;
-      most = std::max(most, all.at(ar, ac));
-    }
-    return most;
-  };
+  auto presence = [&](int from, int to, int k) { return linePresence(all, r0, c0, parity, alongCols, k, from, to); };
   size_t added = 0;
   // the trimmed boxes of every band first, then the ends past them
   for (int phase = 0; phase < 2; ++phase)
@@ -515,15 +520,11 @@ void bandEnds(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& 
         lo[nlo++] = a;
         hi[nhi++] = b;
         for (int dir : {-1, 1}) {
-          const int edge = dir < 0 ? a : b;
           int* ends = dir < 0 ? lo : hi;
           int& n = dir < 0 ? nlo : nhi;
-          bool prev = presence(from, to, edge + dir) >= level;
-          for (int k = edge + dir; std::abs(k - edge) <= kReach - 1 && n <= kBandEnds; k += dir) {
-            const bool next = presence(from, to, k + dir) >= level;
-            if (prev && !next) ends[n++] = k;
-            prev = next;
-          }
+          endsPast(
+              dir < 0 ? a : b, dir, kBandEnds, [&](int k) { return presence(from, to, k) >= level; },
+              [&](int k) { ends[n++] = k; });
         }
         // a band's own edge lines carry a dot too, within the long side taken
         auto edgeHasDot = [&](int t, int k0, int k1) {
@@ -569,7 +570,7 @@ std::vector<Rect> unionOfOverlapping(const std::vector<Rect>& in) {
   for (const Rect& b : in) {
     bool merged = false;
     for (Rect& u : out)
-      if (b.x0 < u.x1 && u.x0 < b.x1 && b.y0 < u.y1 && u.y0 < b.y1) {
+      if (overlaps(b, u)) {
         u = {std::min(u.x0, b.x0), std::min(u.y0, b.y0), std::max(u.x1, b.x1), std::max(u.y1, b.y1)};
         merged = true;
         break;
@@ -932,7 +933,7 @@ class PassSchedule {
     for (const Rect& r : focus_) {
       if (found_ || stop_) return;
       bool seen = false;
-      for (const Rect& b : light_.lattices) seen = seen || (b.x0 < r.x1 && r.x0 < b.x1 && b.y0 < r.y1 && r.y0 < b.y1);
+      for (const Rect& b : light_.lattices) seen = seen || overlaps(b, r);
       if (seen) runOn(r, kAdaptiveInverted, unused_);
     }
   }
@@ -965,7 +966,7 @@ class PassSchedule {
       // only where the fast pass saw dots merged into big filled shapes, several of them (most
       // regions of an empty frame are text and textures, where this pass would only cost time)
       int mergedIn = 0;
-      for (const Rect& b : dark_.merged) mergedIn += (b.x0 < r.x1 && r.x0 < b.x1 && b.y0 < r.y1 && r.y0 < b.y1) ? 1 : 0;
+      for (const Rect& b : dark_.merged) mergedIn += overlaps(b, r) ? 1 : 0;
       PPROF("  sharpen? region %d,%d-%d,%d merged %d d %.1f\n", r.x0, r.y0, r.x1, r.y1, mergedIn, regionD_[i]);
       if (mergedIn < 2) continue;  // a blurred symbol breaks into several merged shapes
       // bounded work, as for the scaled pass: at most 2 regions of at most 400k pixels
