@@ -984,6 +984,21 @@ std::vector<uint8_t> cameraBlur(const std::vector<uint8_t>& img, int w, int h, d
   return out;
 }
 
+// A symbol of dots 0.9 module wide and `module` px apart, turned `angle` degrees, with four modules
+// of margin each side, under cameraBlur (defocus `radius`, or a streak of `length` at `blurAngle`).
+PackScene blurredScene(const Matrix& mx, double module, double angle, double radius, double length, double blurAngle) {
+  RenderSpec s;
+  s.module = module;
+  s.dot = 0.9;
+  s.angle = angle;
+  s.width = s.height = static_cast<int>(s.module * (std::max(mx.rows, mx.cols) + 8) * 1.45);
+  PackScene p;
+  p.w = s.width;
+  p.h = s.height;
+  p.img = cameraBlur(render(mx, s), p.w, p.h, radius, length, blurAngle);
+  return p;
+}
+
 // A dot lattice that is not DotCode content: dots on one checkerboard parity (as a DotCode's) at
 // random, each position inked with probability `fill` (a DotCode inks 5 of every 9).
 Matrix randomLattice(int rows, int cols, double fill, uint32_t seed) {
@@ -1074,18 +1089,7 @@ TEST("detector: symbols under heavy defocus and motion blur are read (deblurred 
     const auto [read, tried] = readScenes(
         0, 5, [](const Matrix& mx) { return mx.rows * mx.cols <= 700; },
         [motion](const Matrix& mx, int tried) {
-          RenderSpec s;
-          s.module = 8;
-          s.dot = 0.9;
-          s.angle = 17.0 + 31.0 * tried;
-          s.width = static_cast<int>(s.module * (std::max(mx.rows, mx.cols) + 8) * 1.45);
-          s.height = s.width;
-          const auto sharp = render(mx, s);
-          PackScene p;
-          p.w = s.width;
-          p.h = s.height;
-          p.img = cameraBlur(sharp, p.w, p.h, 0.78 * s.module, motion ? 1.5 * s.module : 0, 23.0 + 47.0 * tried);
-          return p;
+          return blurredScene(mx, 8, 17.0 + 31.0 * tried, 0.78 * 8, motion ? 1.5 * 8 : 0, 23.0 + 47.0 * tried);
         });
     std::cerr << "  heavy " << (motion ? "motion" : "defocus") << " blur: " << read << " of " << tried << " read\n";
     REQUIRE(tried >= 4);
@@ -1099,18 +1103,8 @@ TEST("detector: defocus of 0.7 module that the blur estimate undershoots is read
   const auto [read, tried] = readScenes(
       0, 6, [](const Matrix& mx) { return mx.rows * mx.cols <= 700; },
       [](const Matrix& mx, int tried) {
-        RenderSpec s;
-        s.module = 10 + (tried & 1);
-        s.dot = 0.9;
-        s.angle = 11.0 + 37.0 * tried;
-        s.width = static_cast<int>(s.module * (std::max(mx.rows, mx.cols) + 8) * 1.45);
-        s.height = s.width;
-        const auto sharp = render(mx, s);
-        PackScene p;
-        p.w = s.width;
-        p.h = s.height;
-        p.img = cameraBlur(sharp, p.w, p.h, (0.68 + 0.01 * (tried % 5)) * s.module, 0, 0);
-        return p;
+        const double module = 10 + (tried & 1);
+        return blurredScene(mx, module, 11.0 + 37.0 * tried, (0.68 + 0.01 * (tried % 5)) * module, 0, 0);
       });
   std::cerr << "  defocus 0.68-0.72 module: " << read << " of " << tried << " read\n";
   REQUIRE(tried >= 5);
