@@ -204,22 +204,39 @@ bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) 
 }
 
 void GridMapper::fitLocalAffine(const std::vector<Blob>& blobs, const LatticeFit& lattice) {
-  // dots by grid cell of the table
-  std::vector<int32_t> at(static_cast<size_t>(rows_) * cols_, -1);
+  const int R = 3, span = 2 * R + 1;
+  // dots by grid cell of the table, which has a border of R empty cells: the neighbourhood loops
+  // below then need no bounds tests (this fit runs on every lattice that bends, the decoy
+  // lattices of frames without a symbol among them)
+  const int pc = cols_ + 2 * R;
+  std::vector<int32_t> at(static_cast<size_t>(rows_ + 2 * R) * pc, -1);
   for (const LatticeDot& d : lattice.dots) {
     const int rr = d.row - r0_, cc = d.col - c0_;
-    if (rr >= 0 && cc >= 0 && rr < rows_ && cc < cols_) at[static_cast<size_t>(rr) * cols_ + cc] = d.blob;
+    if (rr >= 0 && cc >= 0 && rr < rows_ && cc < cols_) at[static_cast<size_t>(rr + R) * pc + cc + R] = d.blob;
   }
-  const int R = 3;
+  // per offset (dr, dc): the weight w times v_i v_j and times v_i, v = (1, dr, dc), evaluated as
+  // the sums below always did (w * v_i * v_j), so the fit is bit for bit what it was
+  constexpr int np = 3;
+  double wvv[span * span][np * np], wv[span * span][np];
+  for (int dr = -R; dr <= R; ++dr)
+    for (int dcol = -R; dcol <= R; ++dcol) {
+      const int o = (dr + R) * span + dcol + R;
+      const double w = 1.0 / ((1.0 + dr * dr + dcol * dcol) * (1.0 + dr * dr + dcol * dcol));
+      const double v[3] = {1.0, static_cast<double>(dr), static_cast<double>(dcol)};
+      for (int i = 0; i < np; ++i) {
+        for (int j = 0; j < np; ++j) wvv[o][i * np + j] = w * v[i] * v[j];
+        wv[o][i] = w * v[i];
+      }
+    }
   for (int rr = 0; rr < rows_; ++rr)
     for (int cc = 0; cc < cols_; ++cc) {
       // Weighted least squares of x (and y) over the dots around, affine in the grid offsets
       // (dr, dc); a quadratic term measured no better on the cylinder samples.
+      const int32_t* win = &at[static_cast<size_t>(rr) * pc + cc];  // the window's top left
       int count = 0, rMin = R, rMax = -R, cMin = R, cMax = -R;
       for (int dr = -R; dr <= R; ++dr)
         for (int dcol = -R; dcol <= R; ++dcol) {
-          const int r2 = rr + dr, c2 = cc + dcol;
-          if (r2 < 0 || c2 < 0 || r2 >= rows_ || c2 >= cols_ || at[static_cast<size_t>(r2) * cols_ + c2] < 0) continue;
+          if (win[(dr + R) * pc + dcol + R] < 0) continue;
           ++count;
           rMin = std::min(rMin, dr);
           rMax = std::max(rMax, dr);
@@ -227,20 +244,16 @@ void GridMapper::fitLocalAffine(const std::vector<Blob>& blobs, const LatticeFit
           cMax = std::max(cMax, dcol);
         }
       if (count < 5 || rMax - rMin < 2 || cMax - cMin < 2) continue;
-      constexpr int np = 3;
       double S[9] = {0}, bx[3] = {0}, by[3] = {0};
       for (int dr = -R; dr <= R; ++dr)
         for (int dcol = -R; dcol <= R; ++dcol) {
-          const int r2 = rr + dr, c2 = cc + dcol;
-          if (r2 < 0 || c2 < 0 || r2 >= rows_ || c2 >= cols_) continue;
-          const int b = at[static_cast<size_t>(r2) * cols_ + c2];
+          const int b = win[(dr + R) * pc + dcol + R];
           if (b < 0) continue;
-          const double w = 1.0 / ((1.0 + dr * dr + dcol * dcol) * (1.0 + dr * dr + dcol * dcol));
-          const double v[3] = {1.0, static_cast<double>(dr), static_cast<double>(dcol)};
+          const int o = (dr + R) * span + dcol + R;
           for (int i = 0; i < np; ++i) {
-            for (int j = 0; j < np; ++j) S[i * np + j] += w * v[i] * v[j];
-            bx[i] += w * v[i] * blobs[b].x;
-            by[i] += w * v[i] * blobs[b].y;
+            for (int j = 0; j < np; ++j) S[i * np + j] += wvv[o][i * np + j];
+            bx[i] += wv[o][i] * blobs[b].x;
+            by[i] += wv[o][i] * blobs[b].y;
           }
         }
       if (!solveLinear(S, bx, np, by)) continue;  // (x and y share the normal matrix)

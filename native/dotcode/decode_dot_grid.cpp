@@ -2,7 +2,6 @@
 // (bit order -> codewords -> Reed-Solomon -> unmask -> data layer).
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <vector>
 
 #include "dotcode/data_decoder.h"
@@ -80,13 +79,8 @@ bool quietZoneInside(const DotGrid& grid, int parity, float margin) {
 // Decodes one canonical reading given as the input indices in bit-stream order.
 bool decodeReading(const DotGrid& grid, const SymbolLayout& layout, const std::vector<int>& sources,
                    float margin, int minSpare, Reading& out) {
-  std::vector<uint8_t> bits(layout.dots), weak(layout.dots);
-  for (int i = 0; i < layout.dots; ++i) {
-    const float v = grid.value[sources[i]];
-    bits[i] = v >= 0.5f;
-    weak[i] = std::fabs(v - 0.5f) < margin;
-  }
-  RawCodewords raw = readCodewords(layout, bits, weak);
+  RawCodewords raw = readCodewords(layout, grid.value.data(), sources, margin);
+  if (raw.hopeless) return false;
   const Correction corr = correctCodewords(layout, raw.words, raw.erased);
   if (!corr.ok) return false;
   const std::vector<int> data = unmaskData(layout, raw.words);

@@ -1,5 +1,8 @@
 #include "dotcode/symbol_codewords.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "dotcode/codeword_table.h"
 #include "dotcode/reed_solomon.h"
 
@@ -38,26 +41,53 @@ int completion(int pattern, int faintMask, int faint) {
 
 }  // namespace
 
-RawCodewords readCodewords(const SymbolLayout& l, const std::vector<uint8_t>& bits, const std::vector<uint8_t>& weak) {
+RawCodewords readCodewords(const SymbolLayout& l, const float* values, const std::vector<int>& sources, float margin) {
   RawCodewords raw;
   raw.words.assign(l.totalWords, 0);
   raw.erased.assign(l.totalWords, 0);
-  if (static_cast<int>(bits.size()) < l.dots || static_cast<int>(weak.size()) < l.dots) {
+  if (static_cast<int>(sources.size()) < l.dots) {
     raw.erased.assign(l.totalWords, 1);
     return raw;
   }
-  raw.words[0] = bits[0] * 2 + bits[1];
-  raw.erased[0] = weak[0] || weak[1];
+  // (a NaN value reads as no dot, and not as a faint one)
+  auto bit = [&](int i) { return values[sources[i]] >= 0.5f ? 1 : 0; };
+  auto weak = [&](int i) { return std::fabs(values[sources[i]] - 0.5f) < margin; };
+  // Erasures each block can still take: Reed-Solomon cannot correct more erasures than a block
+  // has check words (rsDecode refuses them), so the first block past its count fails the whole
+  // stream. The grids of decoy lattices (text, textures, matrix codes) get there early: about 4 of
+  // 5 random 9-bit patterns are no codeword, and their decoding is most of what a frame without a
+  // symbol spends in the decoder.
+  const int B = std::max(1, l.blocks);
+  int leftStack[8];
+  std::vector<int> leftHeap;
+  int* left = leftStack;
+  if (B > 8) {
+    leftHeap.resize(B);
+    left = leftHeap.data();
+  }
+  for (int j = 0; j < B; ++j) left[j] = l.blocks > 0 ? blockCheckWords(l, j) : l.totalWords;
+  auto erase = [&](int s) {
+    raw.erased[s] = 1;
+    return --left[s % B] < 0;
+  };
+  raw.words[0] = bit(0) * 2 + bit(1);
+  if ((weak(0) || weak(1)) && erase(0)) {
+    raw.hopeless = true;
+    return raw;
+  }
   for (int s = 1; s < l.totalWords; ++s) {
     const int start = 2 + 9 * (s - 1);
     int pattern = 0, faintMask = 0, faint = 0;
     for (int b = 0; b < 9; ++b) {
-      pattern = pattern << 1 | bits[start + b];
-      if (weak[start + b]) faintMask |= 1 << (8 - b), ++faint;
+      pattern = pattern << 1 | bit(start + b);
+      if (weak(start + b)) faintMask |= 1 << (8 - b), ++faint;
     }
     int v = faint == 0 ? codewordValue(pattern) : completion(pattern, faintMask, faint);
     if (v < 0) {
-      raw.erased[s] = 1;
+      if (erase(s)) {
+        raw.hopeless = true;
+        return raw;
+      }
     } else {
       raw.words[s] = v;
     }

@@ -14,11 +14,15 @@ namespace dc {
 struct RawCodewords {
   std::vector<int> words;
   std::vector<uint8_t> erased;
+  // Some block holds more erasures than check words, so no correction can succeed; the stream
+  // was not read past that point (words and erased are then incomplete).
+  bool hopeless = false;
 };
 
-// bits[i] / weak[i] are the i-th stream bit and whether its dot was too faint to trust.
-RawCodewords readCodewords(const SymbolLayout& layout, const std::vector<uint8_t>& bits,
-                           const std::vector<uint8_t>& weak);
+// The stream's i-th bit is the sampled ink values[sources[i]] (0..1): a dot at 0.5 or more, too
+// faint to trust (weak) within margin of 0.5. Stops early (hopeless) once a block has more
+// erasures than it has check words.
+RawCodewords readCodewords(const SymbolLayout& layout, const float* values, const std::vector<int>& sources, float margin);
 
 struct Correction {
   bool ok = false;

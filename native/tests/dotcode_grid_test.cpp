@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "dotcode/codeword_table.h"
+#include "dotcode/symbol_codewords.h"
 #include "dotcode/symbol_layout.h"
 #include "dotcode/symbol_writer.h"
 #include "dotcode_test_util.h"
@@ -363,4 +364,32 @@ TEST("dotcode grid: faint bits that the 5-dot pattern settles cost nothing; ambi
   for (int s = 1; s <= l.checkWords - 2; ++s) eraseSlot(g, order, s);
   r = dc::decodeDotGrid(g);
   CHECK(r.has_value() && r->bytes == b.text && r->erasuresCorrected == l.checkWords - 2);
+}
+
+TEST("dotcode grid: reading stops once a block has more erasures than check words (hopeless)") {
+  Rng rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    int H, W;
+    const int len = 3 + rng.below(30);
+    randomSize(rng, len, H, W);
+    const Built b = build(rng, H, W, len, rng.below(4));
+    const std::vector<int> order = dc::bitOrder(H, W);
+    const int B = b.layout.blocks, k0 = dc::blockCheckWords(b.layout, 0);
+    // block 0's slots after the mask word, in stream order
+    std::vector<int> slots;
+    for (int s = B; s < b.layout.totalWords; s += B) slots.push_back(s);
+    if (static_cast<int>(slots.size()) < k0 + 2) continue;
+    dc::DotGrid g = gridOf(H, W, b.dots);
+    for (int i = 0; i < k0; ++i) eraseSlot(g, order, slots[i]);
+    // as many erasures as check words: read to the end (Reed-Solomon can still correct them)
+    dc::RawCodewords raw = dc::readCodewords(b.layout, g.value.data(), order, 0.15f);
+    CHECK(!raw.hopeless);
+    CHECK_EQ(raw.words[b.layout.totalWords - 1], b.words[b.layout.totalWords - 1]);
+    // one more: no correction can succeed, and the slots after it are not read
+    eraseSlot(g, order, slots[k0]);
+    raw = dc::readCodewords(b.layout, g.value.data(), order, 0.15f);
+    CHECK(raw.hopeless);
+    for (int s = slots[k0] + 1; s < b.layout.totalWords; ++s) CHECK_EQ(raw.erased[s], 0);
+    CHECK(!dc::decodeDotGrid(g));
+  }
 }
