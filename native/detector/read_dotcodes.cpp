@@ -50,9 +50,13 @@ const Pass kScaled = {"dotcode:scaled", true, 0.3f, 16};
 const Pass kSharpenedAdaptive = {"dotcode:sharpened", true, 0.5f, 12};
 // deblurred: defocus and motion blur so strong that even the high-pass image holds too few
 // separate dots: the region's blur is estimated and deconvolved (deblur_region.cpp), and both
-// thresholds read the result.
+// thresholds read the result. The deconvolution keeps the print's polarity: light dots (where the
+// window's ground is dark) are thresholded as such first, else only the peaks pass, the last and
+// slowest, read light dots under heavy blur.
 const Pass kDeblurredFast = {"dotcode:deblurred", true, 0.15f, 24};
 const Pass kDeblurredAdaptive = {"dotcode:deblurred", true, 0.5f, 12};
+const Pass kDeblurredInverted = {"dotcode:deblurred", false, 0.15f, 24};
+const Pass kDeblurredAdaptiveInverted = {"dotcode:deblurred", false, 0.5f, 12};
 // peaks: small dots (2-4 px per module) that touch their neighbours or stand only a few grey
 // levels out of their ground (tobacco packs: light dots on a small dark panel under cellophane).
 const Pass kPeaksLight = {"dotcode:peaks", false, 0, 4, true};
@@ -1019,7 +1023,13 @@ class PassSchedule {
         blur.radius = kDefocusRetryScales[k - 1] * estimated;
       }
       deblurRegion(region, blur, kWienerRegularisation, buf, sharp);
-      run(sharp, kDeblurredFast, f, unused_, false);
+      // light dots where the window's ground is dark; a dense dark symbol under heavy defocus can
+      // look the same, so the dark thresholds follow there
+      if (blur.lightDots) {
+        run(sharp, kDeblurredInverted, f, unused_, false);
+        if (!found_ && !stop_) run(sharp, kDeblurredAdaptiveInverted, f, unused_, false);
+      }
+      if (!found_ && !stop_) run(sharp, kDeblurredFast, f, unused_, false);
       if (!found_ && !stop_) run(sharp, kDeblurredAdaptive, f, unused_, false);
       // a retry's lattices come from a guessed kernel: not worth a spill re-read of the frame
       // (one took the place of the spill that read a real pack photo)
