@@ -1111,6 +1111,23 @@ TEST("detector: defocus of 0.7 module that the blur estimate undershoots is read
   CHECK(read >= tried - 1);
 }
 
+// A close-up of a large symbol (900+ positions at 9 px modules) under motion of 1.5 modules or
+// defocus of 0.72 module: its blurred focus region, with its margin, is larger than the deblurred
+// pass's 300k pixels, and no other region looks blurred; the region is deconvolved halved (motion
+// 1 -> 4 of 6 read, defocus 3 -> 4 of 6).
+TEST("detector: a large symbol under heavy blur is deconvolved halved (deblurred pass)") {
+  for (const bool motion : {true, false}) {
+    const auto [read, tried] = readScenes(
+        0, 1, [](const Matrix& mx) { return mx.rows * mx.cols >= 900; },
+        [motion](const Matrix& mx, int tried) {
+          return blurredScene(mx, 9, 19.0 + 33.0 * tried, 0.72 * 9, motion ? 1.5 * 9 : 0, 29.0 + 43.0 * tried);
+        });
+    std::cerr << "  large symbol, heavy " << (motion ? "motion" : "defocus") << ": " << read << " of " << tried << " read\n";
+    REQUIRE(tried >= 6);
+    CHECK(read >= 4);
+  }
+}
+
 // Light dots on a dark ground (laser-etched, reversed print) under defocus of 0.7-0.78 module or a
 // streak of 1.5 modules: the deconvolved region holds light dots, which the deblurred pass's dark
 // thresholds never saw; only the peaks pass, last and slowest, read such scenes (an independent
