@@ -328,8 +328,9 @@ PackScene packScene(const Matrix& mx, double module, double angle, bool sharp = 
   return p;
 }
 
-// How often the scene reads as `expected` (0 or 1); any other text fails the case.
-int readsOf(const PackScene& p, const std::string& expected) {
+// How often the scene reads as `expected` (0 or 1), by the pass `via` when one is named; any other
+// text fails the case.
+int readsOf(const PackScene& p, const std::string& expected, const char* via = nullptr) {
   const dc::GreyImage gi{p.img.data(), p.w, p.h, p.w};
   dc::ReadOptions opt;
   // (no time limit in effect: the re-reads of an image that read nothing come last and get what is
@@ -338,15 +339,16 @@ int readsOf(const PackScene& p, const std::string& expected) {
   int read = 0;
   for (const auto& r : dc::readDotCodes(gi, opt)) {
     CHECK(r.symbol.bytes == expected);  // never a misread
-    if (r.symbol.bytes == expected) ++read;
+    if (r.symbol.bytes == expected && (!via || r.via == via)) ++read;
   }
   return read;
 }
 
 // Reads a scene of each of up to 6 matrices (every `stride`-th vector from `first` that `fits`) and
-// returns {read, tried}: a read is the matrix's own text, any other text fails the case.
+// returns {read, tried}: a read is the matrix's own text (by the pass `via` when one is named), any
+// other text fails the case.
 template <class Fits, class Scene>
-std::pair<int, int> readScenes(size_t first, size_t stride, Fits fits, Scene scene) {
+std::pair<int, int> readScenes(size_t first, size_t stride, Fits fits, Scene scene, const char* via = nullptr) {
   auto ms = loadMatrices();
   REQUIRE(ms.size() >= 20);
   int read = 0, tried = 0;
@@ -361,7 +363,7 @@ std::pair<int, int> readScenes(size_t first, size_t stride, Fits fits, Scene sce
       for (char ch : row) truth.value.push_back(ch == '1' ? 1.0f : 0.0f);
     const auto expected = dc::decodeDotGrid(truth);
     REQUIRE(expected.has_value());
-    read += readsOf(scene(mx, tried), expected->bytes);
+    read += readsOf(scene(mx, tried), expected->bytes, via);
   }
   return {read, tried};
 }
@@ -1133,31 +1135,17 @@ TEST("detector: a large symbol under heavy blur is deconvolved halved (deblurred
 // thresholds never saw; only the peaks pass, last and slowest, read such scenes (an independent
 // renderer's light-on-dark blur: 49 scenes, 1225 -> 625 ms of CPU, the slowest 176 -> 98 ms).
 TEST("detector: light dots under heavy blur are read by the deblurred pass") {
-  auto ms = loadMatrices();
-  int deblurred = 0, tried = 0;
-  for (size_t i = 1; i < ms.size() && tried < 6; i += 5) {
-    const Matrix& mx = ms[i];
-    if (mx.rows * mx.cols > 700) continue;
-    dc::DotGrid truth;
-    truth.rows = mx.rows;
-    truth.cols = mx.cols;
-    for (const std::string& row : mx.m)
-      for (char ch : row) truth.value.push_back(ch == '1' ? 1.0f : 0.0f);
-    const auto expected = dc::decodeDotGrid(truth);
-    REQUIRE(expected.has_value());
-    const bool motion = tried % 3 == 2;
-    const double module = 8 + (tried & 1);
-    PackScene p = blurredScene(mx, module, 13.0 + 29.0 * tried, (0.7 + 0.02 * (tried % 4)) * module, motion ? 1.5 * module : 0,
-                               31.0 + 41.0 * tried);
-    for (uint8_t& v : p.img) v = static_cast<uint8_t>(255 - v);
-    ++tried;
-    dc::ReadOptions opt;
-    opt.timeBudgetMs = 600000;  // (no time limit in effect: which pass reads must not depend on the machine)
-    for (const auto& r : dc::readDotCodes(dc::GreyImage{p.img.data(), p.w, p.h, p.w}, opt)) {
-      CHECK(r.symbol.bytes == expected->bytes);  // never a misread
-      if (r.symbol.bytes == expected->bytes && r.via == "dotcode:deblurred") ++deblurred;
-    }
-  }
+  const auto [deblurred, tried] = readScenes(
+      1, 5, [](const Matrix& mx) { return mx.rows * mx.cols <= 700; },
+      [](const Matrix& mx, int tried) {
+        const bool motion = tried % 3 == 0;
+        const double module = 8 + (tried & 1);
+        PackScene p = blurredScene(mx, module, 13.0 + 29.0 * tried, (0.7 + 0.02 * (tried % 4)) * module, motion ? 1.5 * module : 0,
+                                   31.0 + 41.0 * tried);
+        for (uint8_t& v : p.img) v = static_cast<uint8_t>(255 - v);
+        return p;
+      },
+      "dotcode:deblurred");
   std::cerr << "  light dots under heavy blur: " << deblurred << " of " << tried << " read by the deblurred pass\n";
   REQUIRE(tried >= 5);
   CHECK(deblurred >= tried - 1);
