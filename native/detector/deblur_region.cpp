@@ -159,7 +159,10 @@ void measureBlurCues(const GreyImage& region, BlurEstimate& out) {
   };
   int total = 0;
   for (int v = 0; v < 256; ++v) total += greys[v];
-  const int range = percentile(greys, total, 0.98) - percentile(greys, total, 0.02);
+  const int lo2 = percentile(greys, total, 0.02), hi98 = percentile(greys, total, 0.98);
+  const int range = hi98 - lo2;
+  // a symbol inks under a third of its area, so the ground holds the median, blurred or not
+  out.lightDots = 2 * percentile(greys, total, 0.5) < lo2 + hi98;
   const int steep = std::max(1, percentile(slopes, total, 0.98));
   out.edgeWidth = static_cast<float>(range) / steep;
 }

@@ -146,6 +146,7 @@ struct BlurEstimate {
   bool motion = false;
   float length = 0, angle = 0, radius = 0;
   float anisotropy = 1, weakAngle = 0, edgeWidth = 0, depth = 0;
+  bool lightDots = false;  // the window's median grey lies on the dark side: light dots on a dark ground
 };
 // The structure tensor's eigenvalue ratio above which a region's blur is motion (3.3-9.1 on the
 // heavy blur renders, 1.0-1.6 on most text and texture): the cues' gate and the estimate's choice.

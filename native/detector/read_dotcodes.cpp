@@ -50,9 +50,13 @@ const Pass kScaled = {"dotcode:scaled", true, 0.3f, 16};
 const Pass kSharpenedAdaptive = {"dotcode:sharpened", true, 0.5f, 12};
 // deblurred: defocus and motion blur so strong that even the high-pass image holds too few
 // separate dots: the region's blur is estimated and deconvolved (deblur_region.cpp), and both
-// thresholds read the result.
+// thresholds read the result. The deconvolution keeps the print's polarity: light dots (where the
+// window's ground is dark) are thresholded as such first, else only the peaks pass, the last and
+// slowest, read light dots under heavy blur.
 const Pass kDeblurredFast = {"dotcode:deblurred", true, 0.15f, 24};
 const Pass kDeblurredAdaptive = {"dotcode:deblurred", true, 0.5f, 12};
+const Pass kDeblurredInverted = {"dotcode:deblurred", false, 0.15f, 24};
+const Pass kDeblurredAdaptiveInverted = {"dotcode:deblurred", false, 0.5f, 12};
 // peaks: small dots (2-4 px per module) that touch their neighbours or stand only a few grey
 // levels out of their ground (tobacco packs: light dots on a small dark panel under cellophane).
 const Pass kPeaksLight = {"dotcode:peaks", false, 0, 4, true};
@@ -357,6 +361,11 @@ constexpr int kMaxExtendedLattices = 8;
 // empty 720p frames' regions show 3.4-4.2); the Wiener filter's regularisation 0.01 reads both
 // the true and the estimated kernels (0.03 loses a sample).
 constexpr double kDeblurPixels = 300000;
+// A larger region (a close-up of a large symbol: 28x41 modules of 8-10 px under 0.7 module of
+// defocus or 1.4-1.6 modules of motion fill 500x500 px with their margin) is deconvolved halved
+// (2x2 mean) when no region within kDeblurPixels looks blurred: its blur, 10+ px, is still 5+ px
+// there, and the halved region is no larger than kDeblurPixels.
+constexpr double kDeblurHalvedPixels = 4 * kDeblurPixels;
 constexpr float kMinBlurDepth = 0.15f;
 constexpr float kMinBlurExtent = 5.0f;
 constexpr float kWienerRegularisation = 0.01f;
@@ -985,23 +994,29 @@ class PassSchedule {
   // gradient for motion, wide edges for defocus), its blur estimated and deconvolved. One region
   // per image of at most kDeblurPixels, so an empty frame pays the cues and rarely one estimate.
   void deblurred() {
-    int best = -1;
-    double bestArea = 0;
-    BlurEstimate blur;
+    int best = -1, bestLarge = -1;
+    double bestArea = 0, bestLargeArea = 0;
+    BlurEstimate blur, blurLarge;
     for (size_t i = 0; i < focus_.size(); ++i) {
       const Rect& r = focus_[i];
-      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > kDeblurPixels || inTexture(r)) continue;
+      const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+      if (area > kDeblurHalvedPixels || inTexture(r)) continue;
       BlurEstimate cues;
       measureBlurCues(crop(r), cues);
       const float score = std::max(cues.anisotropy / kMotionAnisotropy, cues.edgeWidth / kBlurredEdgeWidth);
       PPROF("  deblur? region %d,%d-%d,%d anisotropy %.1f edge width %.1f\n", r.x0, r.y0, r.x1, r.y1, cues.anisotropy, cues.edgeWidth);
       // the largest such region (a fragment of a blurred symbol looks as blurred as the symbol)
-      const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
-      if (score > 1 && area > bestArea) bestArea = area, best = static_cast<int>(i), blur = cues;
+      if (score <= 1) continue;
+      if (area <= kDeblurPixels && area > bestArea) bestArea = area, best = static_cast<int>(i), blur = cues;
+      if (area > kDeblurPixels && area > bestLargeArea) bestLargeArea = area, bestLarge = static_cast<int>(i), blurLarge = cues;
     }
+    const bool halved = best < 0;
+    if (halved) best = bestLarge, blur = blurLarge;
     if (best < 0 || found_ || stop_) return;
     const Rect& r = focus_[best];
-    const GreyImage region = crop(r);
+    GreyImage region = crop(r);
+    std::vector<uint8_t> halfBuf;
+    if (halved) downsample2(crop(r), halfBuf, region);
     if (!estimateBlur(region, blur)) return;
     PPROF("  deblur region %d,%d-%d,%d motion %d length %.1f angle %.0f radius %.1f depth %.2f\n", r.x0, r.y0, r.x1, r.y1,
           blur.motion, blur.length, blur.angle * 57.3f, blur.radius, blur.depth);
@@ -1009,7 +1024,7 @@ class PassSchedule {
     if (blur.depth < kMinBlurDepth || (blur.motion ? blur.length : 2 * blur.radius) < kMinBlurExtent) return;
     GreyImage sharp;
     std::vector<uint8_t> buf;
-    const Frame f{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
+    const Frame f{halved ? 0.5f : 1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
     const float estimated = blur.radius;
     size_t spills = 0;
     const bool undershot = !blur.motion && blur.anisotropy <= kDefocusRetryAnisotropy && blur.edgeWidth >= kDefocusRetryEdgeWidth;
@@ -1019,7 +1034,13 @@ class PassSchedule {
         blur.radius = kDefocusRetryScales[k - 1] * estimated;
       }
       deblurRegion(region, blur, kWienerRegularisation, buf, sharp);
-      run(sharp, kDeblurredFast, f, unused_, false);
+      // light dots where the window's ground is dark; a dense dark symbol under heavy defocus can
+      // look the same, so the dark thresholds follow there
+      if (blur.lightDots) {
+        run(sharp, kDeblurredInverted, f, unused_, false);
+        if (!found_ && !stop_) run(sharp, kDeblurredAdaptiveInverted, f, unused_, false);
+      }
+      if (!found_ && !stop_) run(sharp, kDeblurredFast, f, unused_, false);
       if (!found_ && !stop_) run(sharp, kDeblurredAdaptive, f, unused_, false);
       // a retry's lattices come from a guessed kernel: not worth a spill re-read of the frame
       // (one took the place of the spill that read a real pack photo)
