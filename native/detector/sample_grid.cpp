@@ -85,6 +85,11 @@ PointF GridMapper::project(float row, float col) const {
   return p;
 }
 
+// Mean homography misfit (share of the pitch) from which a print is mapped by local affine fits.
+constexpr double kBentMisfit = 0.12;
+// A dot the homography misses by more than this share of the pitch is left out of that mean.
+constexpr double kStrayDot = 0.4;
+
 bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) {
   const size_t n = lattice.dots.size();
   if (n < 6) return false;
@@ -199,7 +204,23 @@ bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) 
     ++kept;
   }
   misfit_ = kept > 0 && lattice.pitch > 0 ? static_cast<float>(misfit / kept / lattice.pitch) : 0.0f;
-  if (!wrapped_ && kept > 0 && misfit / kept > 0.12 * lattice.pitch) fitLocalAffine(blobs, lattice);
+  // A few dots taken in at wrong positions (the peaks of a text stroke or a glint beside a pack
+  // symbol) raise the mean misfit of a flat print too, and the local fits they then tilt moved a
+  // pack symbol's edge line by up to 3.6 pitches. So the bend is judged on the dots the homography
+  // places within kStrayDot of a pitch; a wrapped print misses by more than that over many dots.
+  double inMisfit = 0;
+  int inliers = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (!keep[k]) continue;
+    const LatticeDot& d = lattice.dots[k];
+    const PointF p = project(static_cast<float>(d.row), static_cast<float>(d.col));
+    const double e = std::hypot(blobs[d.blob].x - p.x, blobs[d.blob].y - p.y);
+    if (e > kStrayDot * lattice.pitch) continue;
+    inMisfit += e;
+    ++inliers;
+  }
+  if (!wrapped_ && kept > 0 && misfit / kept > kBentMisfit * lattice.pitch && inMisfit > kBentMisfit * lattice.pitch * inliers)
+    fitLocalAffine(blobs, lattice);
   return true;
 }
 
