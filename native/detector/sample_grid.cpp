@@ -193,32 +193,25 @@ bool GridMapper::fit(const std::vector<Blob>& blobs, const LatticeFit& lattice) 
   // side: the columns near the edges are a third as wide as in the middle) bend the lattice far
   // beyond what a homography plus a smoothed residual follows. There every position is mapped by
   // an affine map fitted to the dots around it (moving least squares), which follows any smooth
-  // bend. Flat prints keep the homography: its global fit is steadier.
-  double misfit = 0;
-  int kept = 0;
-  for (size_t k = 0; k < n; ++k) {
-    if (!keep[k]) continue;
-    const LatticeDot& d = lattice.dots[k];
-    const PointF p = project(static_cast<float>(d.row), static_cast<float>(d.col));
-    misfit += std::hypot(blobs[d.blob].x - p.x, blobs[d.blob].y - p.y);
-    ++kept;
-  }
-  misfit_ = kept > 0 && lattice.pitch > 0 ? static_cast<float>(misfit / kept / lattice.pitch) : 0.0f;
-  // A few dots taken in at wrong positions (the peaks of a text stroke or a glint beside a pack
-  // symbol) raise the mean misfit of a flat print too, and the local fits they then tilt moved a
-  // pack symbol's edge line by up to 3.6 pitches. So the bend is judged on the dots the homography
-  // places within kStrayDot of a pitch; a wrapped print misses by more than that over many dots.
-  double inMisfit = 0;
-  int inliers = 0;
+  // bend. Flat prints keep the homography: its global fit is steadier. A few dots taken in at wrong
+  // positions (the peaks of a text stroke or a glint beside a pack symbol) raise the mean misfit of
+  // a flat print too, and the local fits they then tilt moved a pack symbol's edge line by up to
+  // 3.6 pitches. So the bend is judged on the dots the homography places within kStrayDot of a
+  // pitch as well; a wrapped print misses by more than that over many dots.
+  double misfit = 0, inMisfit = 0;
+  int kept = 0, inliers = 0;
   for (size_t k = 0; k < n; ++k) {
     if (!keep[k]) continue;
     const LatticeDot& d = lattice.dots[k];
     const PointF p = project(static_cast<float>(d.row), static_cast<float>(d.col));
     const double e = std::hypot(blobs[d.blob].x - p.x, blobs[d.blob].y - p.y);
+    misfit += e;
+    ++kept;
     if (e > kStrayDot * lattice.pitch) continue;
     inMisfit += e;
     ++inliers;
   }
+  misfit_ = kept > 0 && lattice.pitch > 0 ? static_cast<float>(misfit / kept / lattice.pitch) : 0.0f;
   if (!wrapped_ && kept > 0 && misfit / kept > kBentMisfit * lattice.pitch && inMisfit > kBentMisfit * lattice.pitch * inliers)
     fitLocalAffine(blobs, lattice);
   return true;
