@@ -1478,9 +1478,10 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     // copied for them. (a lattice without DotCode content still takes its place among the
     // kMaxExtendedLattices first lattices: the later lattices of a frame are no likelier to be a
     // symbol)
-    auto retry = [&](LatticeFit&& changed, const LineEnds* ends, const char* what, const CylinderWrap* wrap) {
+    auto retry = [&](LatticeFit&& changed, const LineEnds* ends, const char* what, const CylinderWrap* wrap, bool flat = false) {
       Candidate ext;
       if (wrap) ext.mapper.useCylinder(*wrap);
+      if (flat) ext.mapper.keepFlatOverStrays();
       ext.fit = std::move(changed);
       ext.ctx = cand.ctx;
       ext.ctx.mapper = &ext.mapper;
@@ -1505,6 +1506,10 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       CylinderWrap wrap;
       if (got == 0 && cand.mapper.misfit() > kMinCylinderMisfit && Clock::now() < deadline && fitCylinderLattice(*cand.ctx.img, cand.dark, *cand.blobs, wrapped, wrap))
         got = retry(std::move(wrapped), nullptr, "refitted to a cylinder", &wrap);
+      // A flat print whose map took local fits only for a few stray dots (text strokes' peaks
+      // beside a pack symbol): read again through the homography (GridMapper::bentByStrays).
+      if (got == 0 && cand.mapper.bentByStrays() && Clock::now() < deadline)
+        got = retry(LatticeFit(cand.fit), nullptr, "mapped by its homography", nullptr, true);
     }
     if (got <= 0) return got;
     return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;
