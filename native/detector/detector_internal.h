@@ -281,6 +281,12 @@ class GridMapper {
   // How far the lattice dots miss the homography on average, in pitches (over 0.12 the local
   // affine maps are used: the lattice bends).
   float misfit() const { return misfit_; }
+  // The local affine maps were taken only because a few dots the homography misses by far raised
+  // the mean: the dots within kStrayDot of it fit a flat print (see GridMapper::fit).
+  bool bentByStrays() const { return bentByStrays_; }
+  // From now on such a lattice keeps the homography map (a retry: on most prints the local maps
+  // read as well or better, on a pack symbol with strays at its edge they tilt it).
+  void keepFlatOverStrays() { flatOverStrays_ = true; }
   PointF map(float row, float col) const;
 
  private:
@@ -288,6 +294,7 @@ class GridMapper {
   CylinderWrap wrap_;
   bool wrapped_ = false;
   float misfit_ = 0;
+  bool bentByStrays_ = false, flatOverStrays_ = false;
   // residuals on a coarse table over the grid extent (row/col offsets from rowMin/colMin)
   int r0_ = 0, c0_ = 0, rows_ = 0, cols_ = 0;
   std::vector<float> resX_, resY_;
