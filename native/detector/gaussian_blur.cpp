@@ -1,0 +1,44 @@
+// A separable Gaussian on a float image, shared by the re-reads that smooth the whole image first
+// (deblock_jpeg.cpp: the ringing inside JPEG blocks; denoise_image.cpp: a sensor's noise).
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "detector/detector_internal.h"
+
+namespace dc {
+namespace det {
+
+void gaussianBlur(const std::vector<float>& src, int W, int H, float sigma, std::vector<float>& tmp,
+                  std::vector<float>& dst) {
+  // Radius 3 sigma, rounded: 2 for 0.7 px (the deblocked re-read's kernel since it was written).
+  const int r = std::max(1, static_cast<int>(std::lround(3 * sigma)));
+  std::vector<float> w(2 * r + 1);
+  float sum = 0;
+  for (int k = -r; k <= r; ++k) sum += w[k + r] = std::exp(-static_cast<float>(k * k) / (2 * sigma * sigma));
+  for (float& v : w) v /= sum;
+  tmp.resize(src.size());
+  dst.resize(src.size());
+  for (int y = 0; y < H; ++y) {
+    const float* s = &src[static_cast<size_t>(y) * W];
+    float* t = &tmp[static_cast<size_t>(y) * W];
+    for (int x = 0; x < W; ++x) {
+      float acc = 0;
+      for (int k = -r; k <= r; ++k) acc += w[k + r] * s[std::clamp(x + k, 0, W - 1)];
+      t[x] = acc;
+    }
+  }
+  std::vector<const float*> rows(2 * r + 1);
+  for (int y = 0; y < H; ++y) {
+    for (int k = -r; k <= r; ++k) rows[k + r] = &tmp[static_cast<size_t>(std::clamp(y + k, 0, H - 1)) * W];
+    float* d = &dst[static_cast<size_t>(y) * W];
+    for (int x = 0; x < W; ++x) {
+      float acc = 0;
+      for (int k = 0; k <= 2 * r; ++k) acc += w[k] * rows[k][x];
+      d[x] = acc;
+    }
+  }
+}
+
+}  // namespace det
+}  // namespace dc
