@@ -93,7 +93,7 @@ bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out)
   for (int y = kBlock; y + 1 < H; y += kBlock)
     for (int x = 0; x < W; ++x) smoothBorder(&f[static_cast<size_t>(y) * W + x], W);
   for (float& v : f) v = std::clamp(std::nearbyint(v), 0.0f, 255.0f);  // (the grey range of the image)
-  gaussianBlur(f, W, H, 0.7f, tmp, smooth);
+  gaussianBlur(f, W, H, 0.49f, tmp, smooth);                           // sigma 0.7 px
   buf.resize(f.size());
   for (size_t i = 0; i < f.size(); ++i) buf[i] = static_cast<uint8_t>(std::clamp(std::lround(smooth[i]), 0L, 255L));
   out.data = buf.data();

@@ -181,13 +181,13 @@ constexpr float kBlockCoded = 1.9f;
 // borders smoothed, then a Gaussian of 0.7 px; out views buf) and returns true; otherwise false.
 bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 
-// A separable Gaussian of sigma px (radius 3 sigma rounded, edges clamped) from src into dst
-// (gaussian_blur.cpp).
-void gaussianBlur(const std::vector<float>& src, int W, int H, float sigma, std::vector<float>& tmp,
+// A separable Gaussian of the given variance (sigma squared, px^2; radius 3 sigma rounded, edges
+// clamped) from src into dst (gaussian_blur.cpp).
+void gaussianBlur(const std::vector<float>& src, int W, int H, float variance, std::vector<float>& tmp,
                   std::vector<float>& dst);
 
 // Noisy images (denoise_image.cpp): Immerkaer's estimate of the noise's sigma per pixel, in grey
-// levels (every 4th row).
+// levels (every 16th row).
 float noiseSigma(const GreyImage& img);
 // The noise from which an image that read nothing is read again smoothed. The pack photos as taken
 // and under 37 other transforms (scaled, turned, blurred, JPEG, exposure) measure 0.1-3.2.

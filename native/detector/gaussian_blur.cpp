@@ -9,14 +9,23 @@
 namespace dc {
 namespace det {
 
-void gaussianBlur(const std::vector<float>& src, int W, int H, float sigma, std::vector<float>& tmp,
+void gaussianBlur(const std::vector<float>& src, int W, int H, float variance, std::vector<float>& tmp,
                   std::vector<float>& dst) {
-  // Radius 3 sigma, rounded: 2 for 0.7 px (the deblocked re-read's kernel since it was written).
-  const int r = std::max(1, static_cast<int>(std::lround(3 * sigma)));
+  // Radius 3 sigma, rounded: 2 for 0.7 px. The weights are summed and scaled in the order the
+  // deblocked re-read's own kernel was (its images are read exactly as before).
+  const int r = std::max(1, static_cast<int>(std::lround(3 * std::sqrt(variance))));
   std::vector<float> w(2 * r + 1);
-  float sum = 0;
-  for (int k = -r; k <= r; ++k) sum += w[k + r] = std::exp(-static_cast<float>(k * k) / (2 * sigma * sigma));
-  for (float& v : w) v /= sum;
+  float sum = 1;
+  for (int k = 1; k <= r; ++k) {
+    w[r + k] = std::exp(-static_cast<float>(k * k) / (2 * variance));
+    sum += 2 * w[r + k];
+  }
+  const float norm = 1.0f / sum;
+  w[r] = norm;
+  for (int k = 1; k <= r; ++k) {
+    w[r + k] *= norm;
+    w[r - k] = w[r + k];
+  }
   tmp.resize(src.size());
   dst.resize(src.size());
   for (int y = 0; y < H; ++y) {
