@@ -83,23 +83,13 @@ float blockiness(const GreyImage& img) {
 bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
   if (!in.valid() || blockiness(in) < kBlockCoded) return false;
   const int W = in.width, H = in.height;
-  std::vector<float> f(static_cast<size_t>(W) * H), tmp, smooth;
-  for (int y = 0; y < H; ++y) {
-    const uint8_t* src = in.data + static_cast<size_t>(y) * in.stride;
-    std::copy(src, src + W, &f[static_cast<size_t>(y) * W]);
-  }
+  std::vector<float> f = greyToFloat(in);
   for (int y = 0; y < H; ++y)
     for (int x = kBlock; x + 1 < W; x += kBlock) smoothBorder(&f[static_cast<size_t>(y) * W + x], 1);
   for (int y = kBlock; y + 1 < H; y += kBlock)
     for (int x = 0; x < W; ++x) smoothBorder(&f[static_cast<size_t>(y) * W + x], W);
   for (float& v : f) v = std::clamp(std::nearbyint(v), 0.0f, 255.0f);  // (the grey range of the image)
-  gaussianBlur(f, W, H, 0.49f, tmp, smooth);                           // sigma 0.7 px
-  buf.resize(f.size());
-  for (size_t i = 0; i < f.size(); ++i) buf[i] = static_cast<uint8_t>(std::clamp(std::lround(smooth[i]), 0L, 255L));
-  out.data = buf.data();
-  out.width = W;
-  out.height = H;
-  out.stride = W;
+  blurToGrey(f, W, H, 0.49f, buf, out);                                // sigma 0.7 px
   return true;
 }
 

@@ -57,20 +57,8 @@ bool denoiseImage(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out
   if (!in.valid()) return false;
   const float noise = noiseSigma(in);
   if (noise < kNoisy) return false;
-  const int W = in.width, H = in.height;
-  std::vector<float> f(static_cast<size_t>(W) * H), tmp, smooth;
-  for (int y = 0; y < H; ++y) {
-    const uint8_t* src = in.data + static_cast<size_t>(y) * in.stride;
-    std::copy(src, src + W, &f[static_cast<size_t>(y) * W]);
-  }
   const float sigma = std::clamp(0.14f * noise, 0.8f, 1.4f);
-  gaussianBlur(f, W, H, sigma * sigma, tmp, smooth);
-  buf.resize(f.size());
-  for (size_t i = 0; i < f.size(); ++i) buf[i] = static_cast<uint8_t>(std::clamp(std::lround(smooth[i]), 0L, 255L));
-  out.data = buf.data();
-  out.width = W;
-  out.height = H;
-  out.stride = W;
+  blurToGrey(greyToFloat(in), in.width, in.height, sigma * sigma, buf, out);
   return true;
 }
 

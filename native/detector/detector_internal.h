@@ -185,6 +185,10 @@ bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out)
 // clamped) from src into dst (gaussian_blur.cpp).
 void gaussianBlur(const std::vector<float>& src, int W, int H, float variance, std::vector<float>& tmp,
                   std::vector<float>& dst);
+// The image's grey levels as floats, rows packed (for the whole-image smoothing re-reads).
+std::vector<float> greyToFloat(const GreyImage& in);
+// f smoothed by gaussianBlur, rounded and clipped into buf; out views buf.
+void blurToGrey(const std::vector<float>& f, int W, int H, float variance, std::vector<uint8_t>& buf, GreyImage& out);
 
 // Noisy images (denoise_image.cpp): Immerkaer's estimate of the noise's sigma per pixel, in grey
 // levels (every 16th row).

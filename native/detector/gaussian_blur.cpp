@@ -2,6 +2,7 @@
 // (deblock_jpeg.cpp: the ringing inside JPEG blocks; denoise_image.cpp: a sensor's noise).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "detector/detector_internal.h"
@@ -47,6 +48,26 @@ void gaussianBlur(const std::vector<float>& src, int W, int H, float variance, s
       d[x] = acc;
     }
   }
+}
+
+std::vector<float> greyToFloat(const GreyImage& in) {
+  std::vector<float> f(static_cast<size_t>(in.width) * in.height);
+  for (int y = 0; y < in.height; ++y) {
+    const uint8_t* src = in.data + static_cast<size_t>(y) * in.stride;
+    std::copy(src, src + in.width, &f[static_cast<size_t>(y) * in.width]);
+  }
+  return f;
+}
+
+void blurToGrey(const std::vector<float>& f, int W, int H, float variance, std::vector<uint8_t>& buf, GreyImage& out) {
+  std::vector<float> tmp, smooth;
+  gaussianBlur(f, W, H, variance, tmp, smooth);
+  buf.resize(f.size());
+  for (size_t i = 0; i < f.size(); ++i) buf[i] = static_cast<uint8_t>(std::clamp(std::lround(smooth[i]), 0L, 255L));
+  out.data = buf.data();
+  out.width = W;
+  out.height = H;
+  out.stride = W;
 }
 
 }  // namespace det
