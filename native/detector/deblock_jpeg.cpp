@@ -47,34 +47,6 @@ inline void smoothBorder(float* p, ptrdiff_t step) {
   p[step] = q1 - excess * 0.125f;
 }
 
-// Separable Gaussian of sigma 0.7 px (radius 2), edges clamped, from src into dst.
-void gaussian07(const std::vector<float>& src, int W, int H, std::vector<float>& tmp, std::vector<float>& dst) {
-  const float k1 = std::exp(-1.0f / (2 * 0.49f)), k2 = std::exp(-4.0f / (2 * 0.49f));
-  const float norm = 1.0f / (1 + 2 * k1 + 2 * k2);
-  const float w[5] = {k2 * norm, k1 * norm, norm, k1 * norm, k2 * norm};
-  tmp.resize(src.size());
-  dst.resize(src.size());
-  for (int y = 0; y < H; ++y) {
-    const float* s = &src[static_cast<size_t>(y) * W];
-    float* t = &tmp[static_cast<size_t>(y) * W];
-    for (int x = 0; x < W; ++x) {
-      float acc = 0;
-      for (int k = -2; k <= 2; ++k) acc += w[k + 2] * s[std::clamp(x + k, 0, W - 1)];
-      t[x] = acc;
-    }
-  }
-  for (int y = 0; y < H; ++y) {
-    const float* rows[5];
-    for (int k = -2; k <= 2; ++k) rows[k + 2] = &tmp[static_cast<size_t>(std::clamp(y + k, 0, H - 1)) * W];
-    float* d = &dst[static_cast<size_t>(y) * W];
-    for (int x = 0; x < W; ++x) {
-      float acc = 0;
-      for (int k = 0; k < 5; ++k) acc += w[k] * rows[k][x];
-      d[x] = acc;
-    }
-  }
-}
-
 }  // namespace
 
 float blockiness(const GreyImage& img) {
@@ -111,23 +83,13 @@ float blockiness(const GreyImage& img) {
 bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
   if (!in.valid() || blockiness(in) < kBlockCoded) return false;
   const int W = in.width, H = in.height;
-  std::vector<float> f(static_cast<size_t>(W) * H), tmp, smooth;
-  for (int y = 0; y < H; ++y) {
-    const uint8_t* src = in.data + static_cast<size_t>(y) * in.stride;
-    std::copy(src, src + W, &f[static_cast<size_t>(y) * W]);
-  }
+  std::vector<float> f = greyToFloat(in);
   for (int y = 0; y < H; ++y)
     for (int x = kBlock; x + 1 < W; x += kBlock) smoothBorder(&f[static_cast<size_t>(y) * W + x], 1);
   for (int y = kBlock; y + 1 < H; y += kBlock)
     for (int x = 0; x < W; ++x) smoothBorder(&f[static_cast<size_t>(y) * W + x], W);
   for (float& v : f) v = std::clamp(std::nearbyint(v), 0.0f, 255.0f);  // (the grey range of the image)
-  gaussian07(f, W, H, tmp, smooth);
-  buf.resize(f.size());
-  for (size_t i = 0; i < f.size(); ++i) buf[i] = static_cast<uint8_t>(std::clamp(std::lround(smooth[i]), 0L, 255L));
-  out.data = buf.data();
-  out.width = W;
-  out.height = H;
-  out.stride = W;
+  blurToGrey(f, W, H, 0.49f, buf, out);                                // sigma 0.7 px
   return true;
 }
 

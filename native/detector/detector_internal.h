@@ -182,6 +182,25 @@ constexpr float kBlockCoded = 1.9f;
 // borders smoothed, then a Gaussian of 0.7 px; out views buf) and returns true; otherwise false.
 bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 
+// A separable Gaussian of the given variance (sigma squared, px^2; radius 3 sigma rounded, edges
+// clamped) from src into dst (gaussian_blur.cpp).
+void gaussianBlur(const std::vector<float>& src, int W, int H, float variance, std::vector<float>& tmp,
+                  std::vector<float>& dst);
+// The image's grey levels as floats, rows packed (for the whole-image smoothing re-reads).
+std::vector<float> greyToFloat(const GreyImage& in);
+// f smoothed by gaussianBlur, rounded and clipped into buf; out views buf.
+void blurToGrey(const std::vector<float>& f, int W, int H, float variance, std::vector<uint8_t>& buf, GreyImage& out);
+
+// Noisy images (denoise_image.cpp): Immerkaer's estimate of the noise's sigma per pixel, in grey
+// levels (every 16th row).
+float noiseSigma(const GreyImage& img);
+// The noise from which an image that read nothing is read again smoothed. The pack photos as taken
+// and under 37 other transforms (scaled, turned, blurred, JPEG, exposure) measure 0.1-3.2.
+constexpr float kNoisy = 4.0f;
+// When the image is noisy, fills buf with it smoothed by a Gaussian of 0.14 times the noise (0.8-1.4
+// px; out views buf) and returns true; otherwise false.
+bool denoiseImage(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
+
 // A uniform-cell spatial index over blob centres. The centres are copied by build(): a blob moved
 // later is still found where it was.
 class SpatialIndex {

@@ -1271,6 +1271,52 @@ TEST("detector: small light dots on a pack panel saved as a strong JPEG are read
   CHECK(blocky == tried);
   CHECK(read >= 4);
 }
+// A pack photo from a noisy sensor: light dots of 3.5 px modules, 65 grey levels over their dark
+// panel, under noise of sigma 16 grey levels per pixel. Every pixel is a local extreme, and the
+// peak search's lattices grow over the panel's noise. The noise cue tells such an image from a
+// clean one, and one that reads nothing is read again smoothed (3 of 12 read without that re-read,
+// 7 with it; at sigma 14, 8 and 11).
+TEST("detector: small light dots on a pack panel under strong sensor noise are read (denoised re-read)") {
+  int noisy = 0;
+  const auto [read, tried] = readShortWidePacks(4242, 0, 0, 2, [&noisy](const Matrix& mx, int k) {
+    PackScene p = packScene(mx, 3.5, 4.0 + 11.0 * k);
+    const dc::GreyImage plain{p.img.data(), p.w, p.h, p.w};
+    CHECK(dc::det::noiseSigma(plain) < dc::det::kNoisy);
+    std::mt19937 rng(100 + k);
+    std::normal_distribution<double> noise(0, 16);
+    for (uint8_t& v : p.img) v = static_cast<uint8_t>(std::min(255.0, std::max(0.0, std::round(v + noise(rng)))));
+    const dc::GreyImage seen{p.img.data(), p.w, p.h, p.w};
+    noisy += dc::det::noiseSigma(seen) >= dc::det::kNoisy ? 1 : 0;
+    return p;
+  });
+  std::cerr << "  light dots under noise of sigma 16: " << read << " of " << tried << " read, " << noisy << " seen noisy\n";
+  CHECK(noisy == tried);
+  CHECK(read >= 6);
+}
+
+// A pack photographed by a phone at close range: light dots of 28 px modules under a defocus disc
+// of 10 px in a 2800 x 2100 frame. The halved re-read stops at 1400 px a side, where the modules
+// are still 14 px wide and soft; one level more brings them to 7 px (3 of 6 read without that
+// level, 6 with it).
+TEST("detector: a pack's light dots in a large phone photo are read a pyramid level below 1400 px") {
+  const auto [read, tried] = readShortWidePacks(31337, 0, 0, 1, [](const Matrix& mx, int k) {
+    const PackScene p = packScene(mx, 28, 5.0 + 13.0 * k);
+    PackScene big;
+    big.w = 2800;
+    big.h = 2100;
+    big.img.assign(static_cast<size_t>(big.w) * big.h, 200);
+    const int x0 = (big.w - p.w) / 2, y0 = (big.h - p.h) / 2;
+    for (int y = 0; y < p.h; ++y)
+      for (int x = 0; x < p.w; ++x)
+        if (y + y0 >= 0 && y + y0 < big.h && x + x0 >= 0 && x + x0 < big.w)
+          big.img[static_cast<size_t>(y + y0) * big.w + x + x0] = p.img[static_cast<size_t>(y) * p.w + x];
+    big.img = cameraBlur(big.img, big.w, big.h, 10, 0, 0);
+    return big;
+  });
+  std::cerr << "  light dots in a 2800 x 2100 photo: " << read << " of " << tried << " read\n";
+  CHECK(read >= 5);
+}
+
 TEST("detector stages: every DotCode inks about 5/9 of its lattice positions (lattice evidence bounds)") {
   auto ms = loadMatrices();
   REQUIRE(ms.size() >= 20);
