@@ -13,6 +13,10 @@ struct GreyImage {
 
   uint8_t at(int x, int y) const { return data[static_cast<size_t>(y) * stride + x]; }
   bool valid() const { return data && width > 0 && height > 0 && stride >= width; }
+
+  // A view of w x h pixels packed row after row (stride = width), as the detector's resampled
+  // and filtered copies are laid out.
+  static GreyImage packed(const uint8_t* pixels, int w, int h) { return GreyImage{pixels, w, h, w}; }
 };
 
 struct PointF {

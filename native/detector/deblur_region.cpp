@@ -333,10 +333,7 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
       const float v = f[static_cast<size_t>(y) * nx + x].real() + static_cast<float>(mean);
       buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
     }
-  out.data = buf.data();
-  out.width = W;
-  out.height = H;
-  out.stride = W;
+  out = GreyImage::packed(buf.data(), W, H);
 }
 
 }  // namespace det

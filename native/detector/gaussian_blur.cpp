@@ -64,10 +64,7 @@ void blurToGrey(const std::vector<float>& f, int W, int H, float variance, std::
   gaussianBlur(f, W, H, variance, tmp, smooth);
   buf.resize(f.size());
   for (size_t i = 0; i < f.size(); ++i) buf[i] = static_cast<uint8_t>(std::clamp(std::lround(smooth[i]), 0L, 255L));
-  out.data = buf.data();
-  out.width = W;
-  out.height = H;
-  out.stride = W;
+  out = GreyImage::packed(buf.data(), W, H);
 }
 
 }  // namespace det

@@ -95,10 +95,7 @@ void upsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
       buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(std::lround(v));
     }
   }
-  out.data = buf.data();
-  out.width = W;
-  out.height = H;
-  out.stride = W;
+  out = GreyImage::packed(buf.data(), W, H);
 }
 
 // 2x2 box downsampling (odd last row/column dropped).
@@ -111,10 +108,7 @@ void downsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out)
     uint8_t* o = &buf[static_cast<size_t>(y) * W];
     for (int x = 0; x < W; ++x) o[x] = static_cast<uint8_t>((a[2 * x] + a[2 * x + 1] + b[2 * x] + b[2 * x + 1] + 2) >> 2);
   }
-  out.data = buf.data();
-  out.width = W;
-  out.height = H;
-  out.stride = W;
+  out = GreyImage::packed(buf.data(), W, H);
 }
 
 struct Rect {
@@ -171,10 +165,7 @@ void highPass(const GreyImage& in, int R, float gain, std::vector<uint32_t>& int
     }
     highPassInterior(row, top, bot, R, static_cast<float>((2 * R + 1) * (y1 - y0)), gain, out, xa, xb);
   }
-  out.data = buf.data();
-  out.width = W;
-  out.height = H;
-  out.stride = W;
+  out = GreyImage::packed(buf.data(), W, H);
 }
 
 // What a pass saw, to decide whether the harder passes are worth their time.
