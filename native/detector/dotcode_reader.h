@@ -15,7 +15,7 @@ namespace dc {
 struct ReadOptions {
   bool tryHarder = true;           // run the slower passes when the fast one finds nothing
   int maxSymbols = 8;              // stop after this many symbols
-  double timeBudgetMs = 250;       // hard bound on detector work per image
+  double timeBudgetMs = 250;       // hard bound on detector work per image (this thread's CPU time: work_clock.h)
   DetectorTrace* trace = nullptr;  // when set, filled with what every stage saw (inspect)
   // When set, every lattice that was sampled is appended (video fusion, frame_fusion.h).
   std::vector<SampledLattice>* sampled = nullptr;

@@ -11,6 +11,7 @@
 #include "detector/detector_internal.h"
 #include "detector/grid_candidates.h"
 #include "detector/dotcode_reader.h"
+#include "detector/work_clock.h"
 #include "dotcode/grid_orientation.h"
 #ifdef DC_PROF
 #include <ctime>
@@ -21,7 +22,7 @@ namespace det {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = WorkClock;  // the budget counts this thread's work, not the machine's load
 
 struct Pass {
   const char* via;
