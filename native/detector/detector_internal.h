@@ -182,13 +182,10 @@ constexpr float kBlockCoded = 1.9f;
 // borders smoothed, then a Gaussian of 0.7 px; out views buf) and returns true; otherwise false.
 bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 
-// A separable Gaussian of the given variance (sigma squared, px^2; radius 3 sigma rounded, edges
-// clamped) from src into dst (gaussian_blur.cpp).
-void gaussianBlur(const std::vector<float>& src, int W, int H, float variance, std::vector<float>& tmp,
-                  std::vector<float>& dst);
 // The image's grey levels as floats, rows packed (for the whole-image smoothing re-reads).
 std::vector<float> greyToFloat(const GreyImage& in);
-// f smoothed by gaussianBlur, rounded and clipped into buf; out views buf.
+// f smoothed by a separable Gaussian of the given variance (sigma squared, px^2; radius 3 sigma
+// rounded, edges clamped; gaussian_blur.cpp), rounded and clipped into buf; out views buf.
 void blurToGrey(const std::vector<float>& f, int W, int H, float variance, std::vector<uint8_t>& buf, GreyImage& out);
 
 // Noisy images (denoise_image.cpp): Immerkaer's estimate of the noise's sigma per pixel, in grey

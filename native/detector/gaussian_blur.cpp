@@ -10,6 +10,10 @@
 namespace dc {
 namespace det {
 
+namespace {
+
+// A separable Gaussian of the given variance (sigma squared, px^2; radius 3 sigma rounded, edges
+// clamped) from src into dst.
 void gaussianBlur(const std::vector<float>& src, int W, int H, float variance, std::vector<float>& tmp,
                   std::vector<float>& dst) {
   // Radius 3 sigma, rounded: 2 for 0.7 px. The weights are summed and scaled in the order the
@@ -49,6 +53,8 @@ void gaussianBlur(const std::vector<float>& src, int W, int H, float variance, s
     }
   }
 }
+
+}  // namespace
 
 std::vector<float> greyToFloat(const GreyImage& in) {
   std::vector<float> f(static_cast<size_t>(in.width) * in.height);

@@ -66,15 +66,14 @@ RawCodewords readCodewords(const SymbolLayout& l, const float* values, const std
     left = leftHeap.data();
   }
   for (int j = 0; j < B; ++j) left[j] = l.blocks > 0 ? blockCheckWords(l, j) : l.totalWords;
+  // marks codeword s erased; true once its block has more erasures than it can take
   auto erase = [&](int s) {
     raw.erased[s] = 1;
-    return --left[s % B] < 0;
+    raw.hopeless = --left[s % B] < 0;
+    return raw.hopeless;
   };
   raw.words[0] = bit(0) * 2 + bit(1);
-  if ((weak(0) || weak(1)) && erase(0)) {
-    raw.hopeless = true;
-    return raw;
-  }
+  if ((weak(0) || weak(1)) && erase(0)) return raw;
   for (int s = 1; s < l.totalWords; ++s) {
     const int start = 2 + 9 * (s - 1);
     int pattern = 0, faintMask = 0, faint = 0;
@@ -83,14 +82,10 @@ RawCodewords readCodewords(const SymbolLayout& l, const float* values, const std
       if (weak(start + b)) faintMask |= 1 << (8 - b), ++faint;
     }
     int v = faint == 0 ? codewordValue(pattern) : completion(pattern, faintMask, faint);
-    if (v < 0) {
-      if (erase(s)) {
-        raw.hopeless = true;
-        return raw;
-      }
-    } else {
+    if (v >= 0)
       raw.words[s] = v;
-    }
+    else if (erase(s))
+      return raw;
   }
   return raw;
 }
