@@ -1012,17 +1012,39 @@ std::vector<uint8_t> cameraBlur(const std::vector<uint8_t>& img, int w, int h, d
       for (int dx = -R; dx <= R; ++dx)
         if (dx * dx + dy * dy <= radius * radius) taps.emplace_back(dx, dy);
   }
+  // Where every pixel a pixel's taps can reach holds one grey level (the plain background of a
+  // large scene), the tap sum is that level times the tap count: the same number, found without
+  // the taps. Integral images of the values and their squares tell such boxes apart.
+  int reach = 1;
+  for (const auto& [dx, dy] : taps)
+    reach = std::max(reach, 1 + static_cast<int>(std::ceil(std::max(std::abs(dx), std::abs(dy)))));
+  const size_t W = static_cast<size_t>(w) + 1;
+  std::vector<int64_t> s1(W * (h + 1), 0), s2(W * (h + 1), 0);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const int64_t v = img[static_cast<size_t>(y) * w + x];
+      const size_t i = (y + 1) * W + x + 1;
+      s1[i] = v + s1[i - 1] + s1[i - W] - s1[i - W - 1];
+      s2[i] = v * v + s2[i - 1] + s2[i - W] - s2[i - W - 1];
+    }
   std::mt19937 rng(7);
   std::normal_distribution<double> noise(0, 2);
   std::vector<uint8_t> out(img.size());
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      double sum = 0;
-      for (const auto& [dx, dy] : taps) {
-        const int xx = std::min(w - 1, std::max(0, static_cast<int>(std::lround(x + dx))));
-        const int yy = std::min(h - 1, std::max(0, static_cast<int>(std::lround(y + dy))));
-        sum += img[static_cast<size_t>(yy) * w + xx];
-      }
+      const size_t x0 = std::max(0, x - reach), x1 = std::min(w, x + reach + 1);
+      const size_t y0 = std::max(0, y - reach), y1 = std::min(h, y + reach + 1);
+      const int64_t n = static_cast<int64_t>((x1 - x0) * (y1 - y0));
+      const int64_t b1 = s1[y1 * W + x1] - s1[y0 * W + x1] - s1[y1 * W + x0] + s1[y0 * W + x0];
+      const int64_t b2 = s2[y1 * W + x1] - s2[y0 * W + x1] - s2[y1 * W + x0] + s2[y0 * W + x0];
+      const bool plain = n * b2 == b1 * b1;
+      double sum = plain ? static_cast<double>(b1 / n) * static_cast<double>(taps.size()) : 0;
+      if (!plain)
+        for (const auto& [dx, dy] : taps) {
+          const int xx = std::min(w - 1, std::max(0, static_cast<int>(std::lround(x + dx))));
+          const int yy = std::min(h - 1, std::max(0, static_cast<int>(std::lround(y + dy))));
+          sum += img[static_cast<size_t>(yy) * w + xx];
+        }
       out[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(std::min(255.0, std::max(0.0, sum / taps.size() + noise(rng))));
     }
   return out;

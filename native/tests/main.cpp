@@ -1,4 +1,6 @@
+#include <chrono>
 #include <cstring>
+#include <iostream>
 
 #include "check.h"
 
@@ -9,6 +11,7 @@ int main(int argc, char** argv) {
     if (filter && !std::strstr(c.name, filter)) continue;
     ++run;
     int before = check::failures();
+    const auto started = std::chrono::steady_clock::now();
     try {
       c.body();
     } catch (const check::Abort&) {
@@ -16,6 +19,9 @@ int main(int argc, char** argv) {
       check::fail(c.name, 0, std::string("exception: ") + e.what());
     }
     if (check::failures() != before) std::cerr << "  in case: " << c.name << "\n";
+    // Slow cases are named so that CI time (the sanitizer build runs every case) stays visible.
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (seconds >= 2.0) std::cout << "  slow case (" << seconds << " s): " << c.name << "\n";
   }
   std::cout << run << " native test cases, " << check::failures() << " failures\n";
   return check::failures() == 0 ? 0 : 1;
