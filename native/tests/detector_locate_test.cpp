@@ -213,3 +213,22 @@ TEST("locate: peaks are the maxima of the centre-surround response as defined, p
   }
   CHECK(found >= 50);  // (the images do hold peaks)
 }
+
+TEST("locate: a dot after a long stretch of background is found wherever it starts in a word") {
+  // (the run extraction skips background two 8-pixel words at a time: a dot in either word, at
+  // any offset, must stop the skip)
+  const int w = 120, h = 24;
+  for (int cx = 20; cx < 100; ++cx) {
+    std::vector<uint8_t> px(static_cast<size_t>(w) * h, 200);
+    for (int y = 10; y < 14; ++y)
+      for (int x = cx; x < cx + 4; ++x) px[static_cast<size_t>(y) * w + x] = 30;
+    dc::det::LocateParams p;
+    dc::det::LocateWorkspace ws;
+    std::vector<dc::det::Blob> blobs;
+    dc::det::locateDots(dc::GreyImage{px.data(), w, h, w}, p, ws, blobs);
+    REQUIRE(blobs.size() == 1);
+    CHECK(std::fabs(blobs[0].x - (cx + 2.0f)) < 0.5f);
+    CHECK(std::fabs(blobs[0].y - 12.0f) < 0.5f);
+    CHECK(blobs[0].area == 16);
+  }
+}
