@@ -128,6 +128,7 @@ struct PeakParams {
 };
 struct PeakWorkspace {
   std::vector<uint16_t> hBinom, hBox, smooth, boxAcc;
+  std::vector<uint16_t> pair;  // one row: sums of neighbouring pixel pairs
   std::vector<int32_t> mult;
   std::vector<int16_t> resp;
   std::vector<uint8_t> above;  // one row: the response reaches the floor

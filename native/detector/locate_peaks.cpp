@@ -31,24 +31,53 @@ void growTo(std::vector<T>& v, size_t n) {
   if (v.size() < n) v.resize(n);
 }
 
-// hx[x] = the sum of row[x - R .. x + R] for R <= x < W - R.
-template <int R>
-void boxRowInterior(const uint8_t* row, uint16_t* hx, int W) {
-  for (int x = R; x < W - R; ++x) {
-    uint16_t acc = 0;
-    for (int k = -R; k <= R; ++k) acc = static_cast<uint16_t>(acc + row[x + k]);
-    hx[x] = acc;
-  }
+// The common radius (3) from the sums of neighbouring pixel pairs, pair[x] = row[x] + row[x + 1]:
+// the binomial (1 2 1) at x is pair[x - 1] + pair[x], the 7-wide box pair[x - 3] + pair[x - 1] +
+// pair[x + 1] + row[x + 3] (four terms instead of seven). Interior columns of both: the binomial
+// for 1 <= x < W - 1, the box for 3 <= x < W - 3.
+void binomialAndBox3(const uint8_t* row, uint16_t* pair, uint16_t* hb, uint16_t* hx, int W) {
+  for (int x = 0; x < W - 1; ++x) pair[x] = static_cast<uint16_t>(row[x] + row[x + 1]);
+  for (int x = 1; x < W - 1; ++x) hb[x] = static_cast<uint16_t>(pair[x - 1] + pair[x]);
+  for (int x = 3; x < W - 3; ++x) hx[x] = static_cast<uint16_t>(pair[x - 3] + pair[x - 1] + pair[x + 1] + row[x + 3]);
 }
+
+// hx[x] = the sum of row[x - R .. x + R] for R <= x < W - R.
 void boxRowInterior(const uint8_t* row, uint16_t* hx, int W, int R) {
   for (int x = R; x < W - R; ++x) hx[x] = 0;
   for (int k = -R; k <= R; ++k)
     for (int x = R; x < W - R; ++x) hx[x] = static_cast<uint16_t>(hx[x] + row[x + k]);
 }
 
-// out[x] = 1 where r[x] reaches thr.
-void aboveMask(const int16_t* r, int16_t thr, uint8_t* out, int n) {
-  for (int x = 0; x < n; ++x) out[x] = r[x] >= thr ? 1 : 0;
+// hx[x] for the R columns at each end, where the window is shrunk to the row: running sums
+// (one add or subtract per column instead of a window's worth).
+void boxRowBorders(const uint8_t* row, uint16_t* hx, int W, int R) {
+  if (W <= 2 * R) {  // (every column is a border column)
+    for (int x = 0; x < W; ++x) {
+      uint16_t acc = 0;
+      for (int k = std::max(0, x - R); k <= std::min(W - 1, x + R); ++k) acc = static_cast<uint16_t>(acc + row[k]);
+      hx[x] = acc;
+    }
+    return;
+  }
+  uint16_t acc = 0;
+  for (int k = 0; k < R; ++k) acc = static_cast<uint16_t>(acc + row[k]);
+  for (int x = 0; x < R; ++x) hx[x] = acc = static_cast<uint16_t>(acc + row[x + R]);
+  acc = 0;
+  for (int k = W - 2 * R; k < W; ++k) acc = static_cast<uint16_t>(acc + row[k]);
+  for (int x = W - R; x < W; ++x) {
+    hx[x] = acc;
+    acc = static_cast<uint16_t>(acc - row[x - R]);
+  }
+}
+
+// out[x] = 1 where r[x] reaches thr and is a maximum along its row, strict towards the left and
+// non-strict towards the right (a plateau of two gives one maximum); the first and last columns
+// are never one. A plain loop the compiler vectorises: most of a row is below the floor or beside
+// a higher neighbour, so the caller tests the rest of the 3x3 window on few pixels.
+void rowMaxMask(const int16_t* r, int16_t thr, uint8_t* out, int n) {
+  out[0] = 0;
+  for (int x = 1; x < n - 1; ++x) out[x] = (r[x] >= thr) & (r[x] > r[x - 1]) & (r[x] >= r[x + 1]) ? 1 : 0;
+  if (n > 1) out[n - 1] = 0;
 }
 
 // The response where the surround is whole: mean16 = (box * mult + 2^15) >> 16 with one
@@ -117,26 +146,21 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
   const int R = std::max(1, std::min({p.surround, std::min(W, H) / 2 - 1, kMaxSpan / 2}));
   growTo(ws.hBinom, N);
   growTo(ws.hBox, N);
+  growTo(ws.pair, static_cast<size_t>(W));
   for (int y = 0; y < H; ++y) {
     const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
     uint16_t* hb = &ws.hBinom[static_cast<size_t>(y) * W];
     uint16_t* hx = &ws.hBox[static_cast<size_t>(y) * W];
     hb[0] = static_cast<uint16_t>(3 * row[0] + row[1]);
-    for (int x = 1; x < W - 1; ++x) hb[x] = static_cast<uint16_t>(row[x - 1] + 2 * row[x] + row[x + 1]);
     hb[W - 1] = static_cast<uint16_t>(row[W - 2] + 3 * row[W - 1]);
-    // interior: the full window (the common radius unrolled, so the loop over x vectorises)
-    if (R == 3)
-      boxRowInterior<3>(row, hx, W);
-    else
+    // interior: the full window
+    if (R == 3) {
+      binomialAndBox3(row, ws.pair.data(), hb, hx, W);
+    } else {
+      for (int x = 1; x < W - 1; ++x) hb[x] = static_cast<uint16_t>(row[x - 1] + 2 * row[x] + row[x + 1]);
       boxRowInterior(row, hx, W, R);
-    // borders: the window shrunk to the image
-    for (int x = 0; x < W; ++x) {
-      if (x == R && W - R > R) x = W - R;
-      if (x >= W) break;
-      uint16_t acc = 0;
-      for (int k = std::max(0, x - R); k <= std::min(W - 1, x + R); ++k) acc = static_cast<uint16_t>(acc + row[k]);
-      hx[x] = acc;
     }
+    boxRowBorders(row, hx, W, R);
   }
   // Vertical passes: the smoothed image (x16) and the surround's sum, then the response: how far
   // the smoothed pixel stands out of its surround's mean, in the dots' polarity (x16). The mean
@@ -190,14 +214,17 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
     }
     if (y % 3 == 2)
       for (int x = 2; x < W - 2; x += 3) ++hist[std::min(kHistBins - 1, std::abs(static_cast<int>(o[x])))];
-    // slide the surround down one row
-    if (y + R + 1 < H) {
-      const uint16_t* add = &ws.hBox[static_cast<size_t>(y + R + 1) * W];
-      for (int x = 0; x < W; ++x) ws.boxAcc[x] = static_cast<uint16_t>(ws.boxAcc[x] + add[x]);
-    }
-    if (y - R >= 0) {
-      const uint16_t* sub = &ws.hBox[static_cast<size_t>(y - R) * W];
-      for (int x = 0; x < W; ++x) ws.boxAcc[x] = static_cast<uint16_t>(ws.boxAcc[x] - sub[x]);
+    // slide the surround down one row (in one loop where a row enters and one leaves: the
+    // 16-bit sums wrap alike either way)
+    uint16_t* acc = ws.boxAcc.data();
+    const uint16_t* add = y + R + 1 < H ? &ws.hBox[static_cast<size_t>(y + R + 1) * W] : nullptr;
+    const uint16_t* sub = y - R >= 0 ? &ws.hBox[static_cast<size_t>(y - R) * W] : nullptr;
+    if (add && sub) {
+      for (int x = 0; x < W; ++x) acc[x] = static_cast<uint16_t>(acc[x] + add[x] - sub[x]);
+    } else if (add) {
+      for (int x = 0; x < W; ++x) acc[x] = static_cast<uint16_t>(acc[x] + add[x]);
+    } else if (sub) {
+      for (int x = 0; x < W; ++x) acc[x] = static_cast<uint16_t>(acc[x] - sub[x]);
     }
   }
   // Noise floor: the median absolute response (most pixels are not dots).
@@ -222,24 +249,12 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
     const int16_t* r0 = &ws.resp[static_cast<size_t>(y - 1) * W];
     const int16_t* r1 = &ws.resp[static_cast<size_t>(y) * W];
     const int16_t* r2 = &ws.resp[static_cast<size_t>(y + 1) * W];
-    // most of a row is below the floor: a byte mask of what is not (a vectorised loop), read
-    // eight pixels at a time
-    aboveMask(r1, static_cast<int16_t>(std::min<int32_t>(thr, 32767)), above, W);
-    for (int x = 1; x < W - 1; ++x) {
-      if ((x & 7) == 0 && x + 8 <= W) {
-        uint64_t word;
-        std::memcpy(&word, above + x, 8);
-        if (word == 0) {
-          x += 7;
-          continue;
-        }
-      }
-      if (!above[x]) continue;
+    // A maximum along the row above the floor (rowMaxMask): a peak when it is one of its 3x3
+    // window too (the same rule across rows: strict above, non-strict below) and no ridge.
+    // Returns false when the peak cap is hit.
+    auto consider = [&](int x) {
       const int16_t v = r1[x];
-      // strict on one side, non-strict on the other: a plateau of two gives one maximum
-      if (v <= r1[x - 1] || v < r1[x + 1] || v <= r0[x - 1] || v <= r0[x] || v <= r0[x + 1] || v < r2[x - 1] || v < r2[x] ||
-          v < r2[x + 1])
-        continue;
+      if (v <= r0[x - 1] || v <= r0[x] || v <= r0[x + 1] || v < r2[x - 1] || v < r2[x] || v < r2[x + 1]) return true;
       // A dot is a blob, not a ridge: text strokes, panel edges and glare streaks have maxima
       // all along them, but their curvature across the line is strong and along it weak. The
       // Hessian of the smoothed image must curve both ways alike (eigenvalue ratio below
@@ -252,7 +267,7 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
         const float dyy = static_cast<float>(sign * (s0[x] + s2[x] - 2 * s1[x]));
         const float dxy = 0.25f * static_cast<float>(sign * (s2[x + 1] + s0[x - 1] - s0[x + 1] - s2[x - 1]));
         const float det = dxx * dyy - dxy * dxy, tr = dxx + dyy;
-        if (tr >= 0 || det <= 0 || tr * tr > kRidgeLimit * det) continue;
+        if (tr >= 0 || det <= 0 || tr * tr > kRidgeLimit * det) return true;
       }
       // sub-pixel centre: a parabola through the three values along each axis
       const float dx = 0.5f * (r1[x - 1] - r1[x + 1]) / std::max(1.0f, static_cast<float>(r1[x - 1] - 2 * v + r1[x + 1]) * -1.0f);
@@ -270,8 +285,21 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
       b.w = b.h = static_cast<int>(std::lround(b.d));
       b.depth = v / 16;
       out.push_back(b);
-      if (static_cast<int>(out.size()) >= p.maxPeaks) return false;
+      return static_cast<int>(out.size()) < p.maxPeaks;
+    };
+    // the mask read eight pixels at a time, and within a word only its set bytes visited (in
+    // order)
+    rowMaxMask(r1, static_cast<int16_t>(std::min<int32_t>(thr, 32767)), above, W);
+    int x = 0;
+    for (; x + 8 <= W; x += 8) {
+      uint64_t word;
+      std::memcpy(&word, above + x, 8);
+      for (; word != 0; word &= word - 1) {  // (the mask's bytes are 0 or 1: one bit each)
+        if (!consider(x + (__builtin_ctzll(word) >> 3))) return false;
+      }
     }
+    for (; x < W; ++x)
+      if (above[x] && !consider(x)) return false;
   }
   if (p.supportRadius > 0) markSupported(img.width, img.height, p.supportRadius, ws, out);
   return true;

@@ -116,3 +116,119 @@ TEST("locate: kept block statistics serve the same pixels only until forgotten")
   dc::det::locateDots(img, p, kept, forgotten);
   CHECK(sameBlobs(forgotten, fresh));
 }
+
+namespace {
+
+// The peak locator's definition, computed the plain way (every window summed pixel by pixel,
+// every neighbour compared): the binomial (1 2 1)^2 smoothing with the edges repeated, minus the
+// mean over the (2R+1)^2 surround shrunk to the image (fixed point: 16/count as a multiplier
+// rounded to 1/65536), the noise floor from the median absolute response on every third pixel
+// of every third row, and the maxima (strict towards the left and up, non-strict towards the
+// right and down) that are no ridge. locatePeaks computes the same with running sums, pair sums
+// and byte masks; its results must be the same to the bit.
+std::vector<dc::det::Blob> plainPeaks(const std::vector<uint8_t>& px, int W, int H, bool dark) {
+  const int R = std::max(1, std::min(3, std::min(W, H) / 2 - 1));
+  const int sign = dark ? -1 : 1;
+  auto pixel = [&](int x, int y) { return static_cast<int>(px[static_cast<size_t>(std::clamp(y, 0, H - 1)) * W + std::clamp(x, 0, W - 1)]); };
+  std::vector<int> sm(static_cast<size_t>(W) * H), resp(sm.size());
+  const int binomial[3] = {1, 2, 1};
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) {
+      int s = 0;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) s += binomial[dy + 1] * binomial[dx + 1] * pixel(x + dx, y + dy);
+      int box = 0;
+      const int x0 = std::max(0, x - R), x1 = std::min(W - 1, x + R), y0 = std::max(0, y - R), y1 = std::min(H - 1, y + R);
+      for (int yy = y0; yy <= y1; ++yy)
+        for (int xx = x0; xx <= x1; ++xx) box += pixel(xx, yy);
+      const int64_t mult = std::lround(16.0 * 65536.0 / ((x1 - x0 + 1) * (y1 - y0 + 1)));
+      const int mean16 = static_cast<int>((box * mult + 32768) >> 16);
+      sm[static_cast<size_t>(y) * W + x] = s;
+      resp[static_cast<size_t>(y) * W + x] = sign * (s - mean16);
+    }
+  std::vector<int> sampled;
+  for (int y = 2; y < H; y += 3)
+    for (int x = 2; x < W - 2; x += 3) sampled.push_back(std::min(16 * 256 - 1, std::abs(resp[static_cast<size_t>(y) * W + x])));
+  std::sort(sampled.begin(), sampled.end());
+  const int noise = sampled.empty() ? 0 : sampled[(sampled.size() - 1) / 2];
+  const int thr = std::max(4 * 16, 4 * noise);
+  auto r = [&](int x, int y) { return resp[static_cast<size_t>(y) * W + x]; };
+  auto s = [&](int x, int y) { return sm[static_cast<size_t>(y) * W + x]; };
+  std::vector<dc::det::Blob> out;
+  for (int y = 1; y < H - 1; ++y)
+    for (int x = 1; x < W - 1; ++x) {
+      const int v = r(x, y);
+      if (v < thr) continue;
+      bool peak = true;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          if (dx == 0 && dy == 0) continue;
+          const bool before = dy < 0 || (dy == 0 && dx < 0);  // (strict towards these)
+          if (before ? v <= r(x + dx, y + dy) : v < r(x + dx, y + dy)) peak = false;
+        }
+      if (!peak) continue;
+      const float dxx = static_cast<float>(sign * (s(x - 1, y) + s(x + 1, y) - 2 * s(x, y)));
+      const float dyy = static_cast<float>(sign * (s(x, y - 1) + s(x, y + 1) - 2 * s(x, y)));
+      const float dxy = 0.25f * static_cast<float>(sign * (s(x + 1, y + 1) + s(x - 1, y - 1) - s(x + 1, y - 1) - s(x - 1, y + 1)));
+      const float det = dxx * dyy - dxy * dxy, tr = dxx + dyy;
+      if (tr >= 0 || det <= 0 || tr * tr > 25.0f / 4.0f * det) continue;
+      const float ddx = 0.5f * (r(x - 1, y) - r(x + 1, y)) / std::max(1.0f, static_cast<float>(r(x - 1, y) - 2 * v + r(x + 1, y)) * -1.0f);
+      const float ddy = 0.5f * (r(x, y - 1) - r(x, y + 1)) / std::max(1.0f, static_cast<float>(r(x, y - 1) - 2 * v + r(x, y + 1)) * -1.0f);
+      int area = 0;
+      for (int yy = std::max(0, y - 2); yy <= std::min(H - 1, y + 2); ++yy)
+        for (int xx = std::max(0, x - 2); xx <= std::min(W - 1, x + 2); ++xx) area += 2 * r(xx, yy) >= v ? 1 : 0;
+      dc::det::Blob b;
+      b.x = x + 0.5f + std::max(-0.5f, std::min(0.5f, -ddx));
+      b.y = y + 0.5f + std::max(-0.5f, std::min(0.5f, -ddy));
+      b.area = area;
+      b.d = std::sqrt(4.0f * area / 3.14159265f);
+      b.w = b.h = static_cast<int>(std::lround(b.d));
+      b.depth = v / 16;
+      out.push_back(b);
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST("locate: peaks are the maxima of the centre-surround response as defined, plateaus and borders included") {
+  // (narrow images take a smaller surround; coarse grey steps make plateaus of equal responses)
+  const int sizes[][2] = {{6, 40}, {7, 7}, {8, 8}, {9, 31}, {15, 9}, {37, 29}, {101, 67}, {333, 17}};
+  unsigned seed = 300;
+  int found = 0;
+  for (const auto& wh : sizes) {
+    const int w = wh[0], h = wh[1];
+    for (bool dark : {true, false})
+      for (int step : {1, 40}) {
+        std::vector<uint8_t> px = discs(w, h, w, seed++, dark ? 60 : 190, dark ? 160 : 90);
+        for (uint8_t& v : px) v = static_cast<uint8_t>(v / step * step);
+        dc::det::PeakParams p;
+        p.dark = dark;
+        dc::det::PeakWorkspace ws;
+        std::vector<dc::det::Blob> got;
+        dc::det::locatePeaks(dc::GreyImage{px.data(), w, h, w}, p, ws, got);
+        CHECK(sameBlobs(got, plainPeaks(px, w, h, dark)));
+        found += static_cast<int>(got.size());
+      }
+  }
+  CHECK(found >= 50);  // (the images do hold peaks)
+}
+
+TEST("locate: a dot after a long stretch of background is found wherever it starts in a word") {
+  // (the run extraction skips background two 8-pixel words at a time: a dot in either word, at
+  // any offset, must stop the skip)
+  const int w = 120, h = 24;
+  for (int cx = 20; cx < 100; ++cx) {
+    std::vector<uint8_t> px(static_cast<size_t>(w) * h, 200);
+    for (int y = 10; y < 14; ++y)
+      for (int x = cx; x < cx + 4; ++x) px[static_cast<size_t>(y) * w + x] = 30;
+    dc::det::LocateParams p;
+    dc::det::LocateWorkspace ws;
+    std::vector<dc::det::Blob> blobs;
+    dc::det::locateDots(dc::GreyImage{px.data(), w, h, w}, p, ws, blobs);
+    REQUIRE(blobs.size() == 1);
+    CHECK(std::fabs(blobs[0].x - (cx + 2.0f)) < 0.5f);
+    CHECK(std::fabs(blobs[0].y - 12.0f) < 0.5f);
+    CHECK(blobs[0].area == 16);
+  }
+}
