@@ -27,6 +27,9 @@ const MAX_SYMBOLS = 64;
  */
 export const ALSO_IN_PHOTO: Readonly<Record<string, readonly string[]>> = {
   'scn-13.png': ['https://h-node.org'],
+  // A printed DotCode lies on the sheet beside the pack (right of it, seen by eye); under a
+  // brighter exposure or gamma 0.5 (readrate-real-transforms.ts) the reader returns it.
+  'scn-hd-case-11.png': ['https://blog.csdn.net/weixin_30338497/article/details/98571620'],
 };
 
 export interface RealPhoto {
