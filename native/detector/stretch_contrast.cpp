@@ -97,7 +97,10 @@ bool liftShadows(const GreyImage& in, const GreyLevels& levels, std::vector<uint
   // 255 (v / 255)^e with the median at kLiftedMedian: e = log(96 / 255) / log(median / 255)
   const double e = std::clamp(std::log(kLiftedMedian / 255.0) / std::log(std::max(1, levels.median) / 255.0), kMinLiftExponent, 1.0);
   uint8_t lut[256];
-  for (int v = 0; v < 256; ++v) lut[v] = static_cast<uint8_t>(std::lround(255.0 * std::pow(v / 255.0, e)));
+  // (x^e as exp(e log x), the same table to the level: the exponent needs std::log anyway, and
+  // std::pow would add 4 KiB to the WebAssembly reader)
+  lut[0] = 0;
+  for (int v = 1; v < 256; ++v) lut[v] = static_cast<uint8_t>(std::lround(255.0 * std::exp(e * std::log(v / 255.0))));
   applyLut(in, lut, buf, out);
   return true;
 }
