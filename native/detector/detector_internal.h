@@ -165,10 +165,20 @@ bool estimateBlur(const GreyImage& img, BlurEstimate& out);
 void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,
                   GreyImage& out);
 
+// The grey levels of an image (stretch_contrast.cpp, from about 64k pixels on a regular grid): its
+// 0.5th and 99.5th percentiles and its median (as a full-range, bright image when it has no pixels).
+struct GreyLevels {
+  int lo = 0, hi = 255, median = 255;
+};
+GreyLevels sampledLevels(const GreyImage& in);
 // Underexposed and low-contrast images (stretch_contrast.cpp): when the image's 0.5th..99.5th
 // percentiles lie under 128 grey levels apart, fills buf with the image stretched so that they
 // span 0..255 (out views buf) and returns true; otherwise returns false and leaves out alone.
-bool stretchLowContrast(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
+bool stretchLowContrast(const GreyImage& in, const GreyLevels& levels, std::vector<uint8_t>& buf, GreyImage& out);
+// Dark exposures (stretch_contrast.cpp): when the image's median grey lies under 48, fills buf with
+// the image under a power curve that lifts its median to about 96 (exponent 0.4-1; out views buf)
+// and returns true; otherwise returns false and leaves out alone.
+bool liftShadows(const GreyImage& in, const GreyLevels& levels, std::vector<uint8_t>& buf, GreyImage& out);
 
 // Block-coded (JPEG) images (deblock_jpeg.cpp): the mean grey step across 8-px block borders over
 // the mean step elsewhere, on whole rows (about 1 on images never block-coded).
