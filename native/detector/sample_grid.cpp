@@ -323,10 +323,6 @@ void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const L
 // Values of positions without a lattice dot nearby that are erased rather than read.
 constexpr float kUnanchoredLow = 0.2f, kUnanchoredHigh = 0.8f;
 
-// Local contrast (grey levels between a position's ground and the nearby dots' level) under which
-// the position is not scaled by it.
-constexpr float kMinContrast = 8.0f;
-
 // Sampled levels this close to the ends of the range are clipped (glare, a blown-out highlight).
 constexpr float kSaturated = 252.0f;
 
@@ -364,7 +360,6 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
   g.cols = cols;
   g.value.assign(static_cast<size_t>(rows) * cols, 0.0f);
   const float globalRatio = ctx.lightLevel > 1 ? ctx.darkLevel / ctx.lightLevel : 0.5f;
-  const float latticeContrast = ctx.lightLevel - ctx.darkLevel;
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) {
       if (((rowMin + r + colMin + c) & 1) != ctx.parity) continue;
@@ -409,18 +404,10 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
       }
       const float contrast = ground - inkLevel;
       float v;
-      if (contrast >= kMinContrast)
-        v = (ground - I[idx]) / contrast;
-      else if (!ctx.dark && outside && latticeContrast >= 2 * kMinContrast)
-        // Past the lattice's box, where glare stopped its growth, the glare raised the ground to
-        // the level of the lattice dots outside it that give the position its ink level: that
-        // local contrast is no scale, but the position still stands out of its own ground or
-        // not, which half the lattice's contrast measures. (Inside the box it would also settle
-        // the positions under crease glints, which must stay erased, and move decoy lattices' ink
-        // share into DotCode's range.)
-        v = (ground - I[idx]) / (0.5f * latticeContrast);
-      else
+      if (contrast < 8)
         v = 0.5f;
+      else
+        v = (ground - I[idx]) / contrast;
       // No lattice dot within three positions (past the grown lattice: glare washed the dots
       // out, or the quiet zone): the dot level is only the lattice's typical ratio, so a value
       // far from both ends is a guess, and becomes an erasure.
