@@ -7,7 +7,7 @@
 import sharp from 'sharp';
 
 import type { GreyImage } from '../lib/engine/image';
-import { Canvas, gaussianBlur, motionBlur, Rng, toGrey } from '../test/fixtures/dotcode-render';
+import { Canvas, decodeToGrey, gaussianBlur, motionBlur, Rng, toGrey } from '../test/fixtures/dotcode-render';
 
 export interface CameraTransform {
   name: string;
@@ -165,9 +165,7 @@ const noise = (sigma: number): Step => (g, rng) => fromCanvas(toCanvas(g), rng, 
 /** Coded as a JPEG of this quality and decoded again. */
 async function jpegCoded(g: GreyImage, quality: number): Promise<GreyImage> {
   const bytes = await sharp(Buffer.from(g.data), { raw: { width: g.width, height: g.height, channels: 1 } }).jpeg({ quality }).toBuffer();
-  const { data, info } = await sharp(bytes).toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
-  if (info.channels !== 1) throw new Error(`JPEG decoded to ${info.channels} channels`);
-  return grey(new Uint8Array(data), info.width, info.height);
+  return grey(await decodeToGrey(bytes, g.width, g.height), g.width, g.height);
 }
 
 const jpeg = (quality: number): Step => (g) => jpegCoded(g, quality);

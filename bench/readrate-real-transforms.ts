@@ -19,6 +19,7 @@ import sharp from 'sharp';
 
 import { loadGrey } from '../lib/engine/image';
 import { Rng } from '../test/fixtures/dotcode-render';
+import { walkOptions } from './options';
 import { ALL_TRANSFORMS, type CameraTransform, HELD_OUT_TRANSFORMS, TUNING_TRANSFORMS } from './camera-transforms';
 import { REPO_ROOT } from './readrate-core';
 import { type RealKind, REAL_DIR, REAL_KINDS, type RealOutcome, readRealGrey, realPhotos } from './readrate-real';
@@ -45,13 +46,7 @@ function pickTransforms(list: string): readonly CameraTransform[] {
 
 function parseArgs(argv: string[]): Args {
   const a: Args = { transforms: ALL_TRANSFORMS, kind: 'pack', files: [], budgetMs: 600000, out: null, dump: null };
-  for (let i = 0; i < argv.length; i++) {
-    const k = argv[i];
-    const v = (): string => {
-      const x = argv[++i];
-      if (x === undefined) throw new Error(`${k} needs a value`);
-      return x;
-    };
+  walkOptions(argv, (k, v) => {
     if (k === '--transforms') a.transforms = pickTransforms(v());
     else if (k === '--kind') {
       const kind = v();
@@ -61,8 +56,9 @@ function parseArgs(argv: string[]): Args {
     else if (k === '--budget') a.budgetMs = Number(v());
     else if (k === '--out') a.out = v();
     else if (k === '--dump') a.dump = path.resolve(v());
-    else throw new Error(`unknown option ${k}`);
-  }
+    else return false;
+    return true;
+  });
   if (a.dump && !path.relative(REPO_ROOT, a.dump).startsWith('..')) throw new Error('--dump must be outside the repository');
   return a;
 }

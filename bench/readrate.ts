@@ -28,6 +28,7 @@ import {
   FLOOR_CATEGORIES, GOALS, loadAddon, loadEngine, percentile, REPO_ROOT, runAddon, runEngine, summarize,
   TEST_FIRST_SEED, TEST_SAMPLES, type Addon, type Outcome, type Stats,
 } from './readrate-core';
+import { walkOptions } from './options';
 import { readRealPhoto, REAL_DIR, REAL_KINDS, realPhotos, summarizeReal, type RealOutcome } from './readrate-real';
 import { FLOORS_SECTION, keptRows, readSection, REAL_SECTION, writeSection } from './readrate-results';
 
@@ -45,13 +46,7 @@ interface Args {
 
 function parseArgs(argv: string[]): Args {
   const a: Args = { n: 100, categories: [...CATEGORIES], seed: 1, engine: true, speedRuns: 100, speed: true, dump: null, record: false, real: false };
-  for (let i = 0; i < argv.length; i++) {
-    const k = argv[i];
-    const v = (): string => {
-      const x = argv[++i];
-      if (x === undefined) throw new Error(`${k} needs a value`);
-      return x;
-    };
+  walkOptions(argv, (k, v) => {
     if (k === '--n') a.n = Number(v());
     else if (k === '--category') {
       const cs = v().split(',');
@@ -64,8 +59,9 @@ function parseArgs(argv: string[]): Args {
     else if (k === '--dump') a.dump = v();
     else if (k === '--record') a.record = true;
     else if (k === '--real') a.real = true;
-    else throw new Error(`unknown option ${k}`);
-  }
+    else return false;
+    return true;
+  });
   if (!(a.n > 0)) throw new Error('--n must be positive');
   return a;
 }

@@ -1589,17 +1589,15 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   // Underexposed and low-contrast photos are read again with their grey range stretched (the
   // passes' floors are in grey levels). After, not instead of, the image as it is: on the pack
   // photos either reading alone loses photos the other reads.
-  std::vector<uint8_t> stretched;
-  GreyImage normal;
+  std::vector<uint8_t> toneBuf;  // (the two tone re-reads, one after the other, share it)
+  GreyImage toned;
   const det::GreyLevels levels = det::sampledLevels(image);
-  if (rest().timeBudgetMs > 1 && det::stretchLowContrast(image, levels, stretched, normal)) results = readAsGiven(normal, rest());
+  if (rest().timeBudgetMs > 1 && det::stretchLowContrast(image, levels, toneBuf, toned)) results = readAsGiven(toned, rest());
   if (!results.empty()) return results;
   // A dark exposure whose range is wide (glints, the aimer band) but whose mid-tones lie in the
   // lowest levels: read again with the shadows lifted (stretch_contrast.cpp; real pack photos under
   // gamma 2: 32 -> 40 of 43, gamma 1.6: 35 -> 42).
-  std::vector<uint8_t> liftedBuf;
-  GreyImage lifted;
-  if (rest().timeBudgetMs > 1 && det::liftShadows(image, levels, liftedBuf, lifted)) results = readAsGiven(lifted, rest());
+  if (rest().timeBudgetMs > 1 && det::liftShadows(image, levels, toneBuf, toned)) results = readAsGiven(toned, rest());
   if (!results.empty()) return results;
   // A strongly compressed JPEG (quality 30-50) of modules of 2-3 px: the block borders' steps are
   // as strong as the dots, and the passes' regions and peaks follow the block grid. The image is

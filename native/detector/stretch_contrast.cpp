@@ -53,10 +53,7 @@ void applyLut(const GreyImage& in, const uint8_t (&lut)[256], std::vector<uint8_
     uint8_t* dst = &buf[static_cast<size_t>(y) * in.width];
     for (int x = 0; x < in.width; ++x) dst[x] = lut[src[x]];
   }
-  out.data = buf.data();
-  out.width = in.width;
-  out.height = in.height;
-  out.stride = in.width;
+  out = GreyImage::packed(buf.data(), in.width, in.height);
 }
 
 }  // namespace

@@ -1269,6 +1269,23 @@ std::vector<uint8_t> blockCode(const std::vector<uint8_t>& img, int w, int h, in
 
 }  // namespace
 
+namespace {
+
+// The scene in the middle of a w x h frame of one grey level (cut where it is larger).
+PackScene centredOn(const PackScene& p, int w, int h, uint8_t ground) {
+  PackScene out;
+  out.w = w;
+  out.h = h;
+  out.img.assign(static_cast<size_t>(w) * h, ground);
+  const int x0 = (w - p.w) / 2, y0 = (h - p.h) / 2;
+  for (int y = std::max(0, -y0); y < p.h && y + y0 < h; ++y)
+    for (int x = std::max(0, -x0); x < p.w && x + x0 < w; ++x)
+      out.img[static_cast<size_t>(y + y0) * w + x + x0] = p.img[static_cast<size_t>(y) * p.w + x];
+  return out;
+}
+
+}  // namespace
+
 // A pack photo saved as a strong JPEG: light dots of 3.5 px modules on their dark panel (with a
 // camera's noise of 3 grey levels) coded at quality 12, the 8x8 blocks' border steps as strong as
 // the dots. The blockiness cue tells such an image from one never block-coded, and one that reads
@@ -1325,12 +1342,7 @@ TEST("detector: small light dots on a pack panel under strong sensor noise are r
 TEST("detector: small light dots on a pack panel in a dark exposure are read (lifted shadows)") {
   const auto [read, tried] = readShortWidePacks(1618, 0, 0, 2, [](const Matrix& mx, int k) {
     const PackScene p = packScene(mx, 3.0, 6.0 + 13.0 * k);
-    PackScene dark;
-    dark.w = 2 * p.w;
-    dark.h = 2 * p.h;
-    dark.img.assign(static_cast<size_t>(dark.w) * dark.h, 45);  // the desk
-    for (int y = 0; y < p.h; ++y)
-      for (int x = 0; x < p.w; ++x) dark.img[static_cast<size_t>(y + p.h / 2) * dark.w + x + p.w / 2] = p.img[static_cast<size_t>(y) * p.w + x];
+    PackScene dark = centredOn(p, 2 * p.w, 2 * p.h, 45);  // (45: the desk)
     std::mt19937 rng(200 + k);
     std::normal_distribution<double> noise(0, 2);
     for (uint8_t& v : dark.img) {
@@ -1350,16 +1362,7 @@ TEST("detector: small light dots on a pack panel in a dark exposure are read (li
 // level: the sanitizer build runs this test too.)
 TEST("detector: a pack's light dots in a large phone photo are read a pyramid level below 1400 px") {
   const auto [read, tried] = readShortWidePacks(31337, 0, 0, 1, [](const Matrix& mx, int k) {
-    const PackScene p = packScene(mx, 28, 5.0 + 13.0 * k);
-    PackScene big;
-    big.w = 1700;
-    big.h = 1700;
-    big.img.assign(static_cast<size_t>(big.w) * big.h, 200);
-    const int x0 = (big.w - p.w) / 2, y0 = (big.h - p.h) / 2;
-    for (int y = 0; y < p.h; ++y)
-      for (int x = 0; x < p.w; ++x)
-        if (y + y0 >= 0 && y + y0 < big.h && x + x0 >= 0 && x + x0 < big.w)
-          big.img[static_cast<size_t>(y + y0) * big.w + x + x0] = p.img[static_cast<size_t>(y) * p.w + x];
+    PackScene big = centredOn(packScene(mx, 28, 5.0 + 13.0 * k), 1700, 1700, 200);
     big.img = cameraBlur(big.img, big.w, big.h, 10, 0, 0);
     return big;
   });
