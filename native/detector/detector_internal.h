@@ -131,7 +131,7 @@ struct PeakWorkspace {
   std::vector<uint16_t> pair;  // one row: sums of neighbouring pixel pairs
   std::vector<int32_t> mult;
   std::vector<int16_t> resp;
-  std::vector<uint8_t> above;  // one row: the response reaches the floor
+  std::vector<uint8_t> above;  // one row: a maximum along the row that reaches the floor (rowMaxMask)
   std::vector<uint8_t> keep;   // per peak: midway between two others (the clusters' seeds)
 };
 // Returns false when the peak cap was hit.
