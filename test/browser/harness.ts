@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import sharp from 'sharp';
-import { chromium, Browser } from 'playwright-core';
+import { chromium, Browser, Page } from 'playwright-core';
 import { startServer, RunningServer } from '../../server/src/server';
 import { createCustomer, initKeys, issueLicense } from '../../server/src/admin';
 import type { Store } from '../../server/src/store/types';
@@ -145,6 +145,29 @@ export class Browsers {
   async closeAll(): Promise<void> {
     for (const b of this.open) await b.close().catch(() => undefined);
   }
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const document: any;
+
+/**
+ * Opens the scanner page in a new context of `b` with `instrument`, enters the licence key and
+ * waits until `text` is shown as the read; `ms` is the time from Start (the key's submit) to that
+ * read. The caller closes the context with close().
+ */
+export async function firstRead(
+  srv: TestServer, b: Browser, instrument: string, key: string, text: string,
+): Promise<{ page: Page; ms: number; close(): Promise<void> }> {
+  const ctx = await b.newContext();
+  const page = await ctx.newPage();
+  await page.addInitScript(instrument);
+  await page.goto(`${srv.url}/scanner`);
+  await page.locator('#keyCard').waitFor({ state: 'visible' });
+  await page.fill('#keyInput', key);
+  const t0 = Date.now();
+  await page.click('#keySubmit');
+  await page.waitForFunction((t) => document.getElementById('rawText')?.textContent === t, text, { timeout: 30000, polling: 10 });
+  return { page, ms: Date.now() - t0, close: () => ctx.close() };
 }
 
 /**
