@@ -47,9 +47,9 @@ async function main(): Promise<void> {
         times[way].push(r.ms);
         await r.close();
       }
-      process.stderr.write(`\rround ${round + 1}/${rounds}`);
+      if (process.stderr.isTTY) process.stderr.write(`\rround ${round + 1}/${rounds}`);
     }
-    process.stderr.write('\n');
+    if (process.stderr.isTTY) process.stderr.write('\n');
     const socket = median(times.socket);
     const device = median(times.device);
     console.log(`first DotCode read after Start, median of ${rounds}: on the device ${device} ms, over the socket ${socket} ms, ratio ${(device / socket).toFixed(2)}`);
