@@ -373,6 +373,12 @@ inline float sampleDisc(const GreyImage& img, PointF p, float rad, uint8_t xorMa
   return s / 6;
 }
 
+// A lower bound of every bilinear (and so sampleDisc) value whose sample points lie within
+// [x0, x1] x [y0, y1]: the lowest dark-form pixel bilinear can read there, less a margin for the
+// float rounding of its weights. Cheaper than the samples when a search only cares whether any of
+// them is dark enough (extend_lattice.cpp).
+float lowestUnder(const GreyImage& img, float x0, float y0, float x1, float y1, uint8_t xorMask);
+
 // Where an extended lattice may end on each side (0: first row, 1: last row, 2: first column,
 // 3: last column): the grown lattice's own edge, then each added line that an empty one followed
 // (a stray dot beyond the quiet zone can carry the extension past the symbol's true end).
