@@ -232,3 +232,40 @@ TEST("locate: a dot after a long stretch of background is found wherever it star
     CHECK(blobs[0].area == 16);
   }
 }
+
+TEST("locate: block statistics are each block's minimum, maximum and sum over its sampled rows") {
+  // (the column statistics of a block row are folded into blocks in halving steps over padded
+  // columns: widths that are no multiple of a block, and block sizes 2-16, must give each block
+  // its own pixels; each odd row repeats the row above, so a flat block's skipped rows add no
+  // clear ink, and the neighbourhood has radius 0, so the blocks' own values are kept)
+  std::mt19937 rng(11);
+  for (const auto& wh : kSizes)
+    for (int S = 1; S <= 4; ++S) {
+      const int w = wh[0], h = wh[1], B = 1 << S;
+      std::vector<uint8_t> px(static_cast<size_t>(w) * h);
+      for (uint8_t& v : px) v = static_cast<uint8_t>(rng() & 0xFF);
+      for (int y = 1; y < h; y += 2)
+        for (int x = 0; x < w; ++x) px[static_cast<size_t>(y) * w + x] = px[static_cast<size_t>(y - 1) * w + x];
+      dc::det::LocateParams p;
+      p.blockShift = S;
+      p.radiusBlocks = 0;
+      dc::det::LocateWorkspace ws;
+      std::vector<dc::det::Blob> blobs;
+      dc::det::locateDots(dc::GreyImage{px.data(), w, h, w}, p, ws, blobs);
+      const int bw = (w + B - 1) / B, bh = (h + B - 1) / B, step = h >= 2 * B ? 2 : 1;
+      REQUIRE(ws.blockSum.size() == static_cast<size_t>(bw) * bh);
+      int bad = 0;
+      for (int by = 0; by < bh; ++by)
+        for (int bx = 0; bx < bw; ++bx) {
+          int mn = 255, mx = 0, sum = 0;
+          for (int y = by * B; y < std::min(h, (by + 1) * B); y += step)
+            for (int x = bx * B; x < std::min(w, (bx + 1) * B); ++x) {
+              const int v = px[static_cast<size_t>(y) * w + x];
+              mn = std::min(mn, v), mx = std::max(mx, v), sum += v;
+            }
+          const size_t k = static_cast<size_t>(by) * bw + bx;
+          bad += ws.blockMin[k] != mn || ws.blockMax[k] != mx || ws.blockSum[k] != sum ? 1 : 0;
+        }
+      CHECK(bad == 0);
+    }
+}
