@@ -317,8 +317,14 @@ bool extractRuns(const GreyImage& img, const LocateParams& p, LocateWorkspace& w
     if ((y & (B - 1)) == 0) {
       const int16_t* thr = &ws.thr[static_cast<size_t>(y >> S) * bw];
       for (int bx = 0; bx < bw; ++bx) {
-        const int x0 = bx << S;
-        std::memset(thrRow + x0, std::max<int16_t>(0, std::min<int16_t>(255, thr[bx])), static_cast<size_t>(std::min(W, x0 + B) - x0));
+        const int x0 = bx << S, len = std::min(W, x0 + B) - x0;
+        const uint8_t t = static_cast<uint8_t>(std::max<int16_t>(0, std::min<int16_t>(255, thr[bx])));
+        if (len == 8) {  // (the usual 8-pixel block: one word store, not a memset call per block)
+          const uint64_t spread = 0x0101010101010101ULL * t;
+          std::memcpy(thrRow + x0, &spread, 8);
+        } else {
+          std::memset(thrRow + x0, t, static_cast<size_t>(len));
+        }
       }
     }
     foregroundDepth(row, thrRow, xorMask, fg, W);

@@ -216,7 +216,8 @@ TEST("locate: peaks are the maxima of the centre-surround response as defined, p
 
 TEST("locate: a dot after a long stretch of background is found wherever it starts in a word") {
   // (the run extraction skips background two 8-pixel words at a time: a dot in either word, at
-  // any offset, must stop the skip)
+  // any offset, must stop the skip; and each block's threshold is spread over its 8 pixels as one
+  // word: every byte of it must hold the threshold, or the dot loses pixels at some offsets)
   const int w = 120, h = 24;
   for (int cx = 20; cx < 100; ++cx) {
     std::vector<uint8_t> px(static_cast<size_t>(w) * h, 200);
