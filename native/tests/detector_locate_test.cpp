@@ -270,3 +270,39 @@ TEST("locate: block statistics are each block's minimum, maximum and sum over it
       CHECK(bad == 0);
     }
 }
+
+TEST("locate: a dark peak read that takes the light read's kept response finds its own peaks") {
+  // (the dark response is the light one negated, with the same smoothed image and noise floor;
+  // a response is taken only for the same pixels: another crop of the buffer computes its own)
+  unsigned seed = 500;
+  size_t found = 0;
+  for (const auto& wh : kSizes) {
+    const int w = wh[0], h = wh[1], stride = w + 5;
+    std::vector<uint8_t> px = discs(w, h, stride, seed++, 70, 170);
+    // light discs too, so both polarities have peaks
+    std::vector<uint8_t> light = discs(w, h, stride, seed++, 230, 170);
+    for (size_t i = 0; i < px.size(); ++i) px[i] = light[i] > 200 ? light[i] : px[i];
+    const dc::GreyImage img{px.data(), w, h, stride};
+    const dc::GreyImage inner{px.data() + stride + 1, w - 2, h - 2, stride};
+    dc::det::PeakParams lightP, darkP;
+    lightP.dark = false;
+    darkP.dark = true;
+    dc::det::PeakWorkspace own;
+    std::vector<dc::det::Blob> want, wantInner, got, gotInner, scratch;
+    dc::det::locatePeaks(img, darkP, own, want);
+    const std::vector<uint8_t> wantSeeds = own.keep;
+    dc::det::locatePeaks(inner, darkP, own, wantInner);
+    dc::det::PeakWorkspace shared;
+    lightP.keepResponse = true;
+    dc::det::locatePeaks(img, lightP, shared, scratch);
+    REQUIRE(shared.kept.size() == 1);
+    darkP.takeResponse = true;
+    dc::det::locatePeaks(inner, darkP, shared, gotInner);
+    CHECK(sameBlobs(gotInner, wantInner));
+    dc::det::locatePeaks(img, darkP, shared, got);
+    CHECK(sameBlobs(got, want));
+    CHECK(shared.keep == wantSeeds);
+    found += want.size();
+  }
+  CHECK(found >= 50);  // (the images do hold dark peaks)
+}
