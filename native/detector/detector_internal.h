@@ -125,6 +125,13 @@ struct PeakParams {
   float noiseK = 4;       // ... and this many times the image's median absolute response
   int maxPeaks = 60000;
   float supportRadius = 12;  // mark peaks midway between two others within this radius (0: none)
+  // The two polarities' responses of the same pixels are each other's negation (the smoothed
+  // image and the noise floor are the same): a read may keep its response for a later read of
+  // the other polarity on the same pixels (keepResponse; the image's address and size name them,
+  // as for LocateParams::reuseStats), which then takes it instead of computing its own
+  // (takeResponse). The peaks found are the same either way.
+  bool keepResponse = false;
+  bool takeResponse = false;
 };
 struct PeakWorkspace {
   std::vector<uint16_t> hBinom, hBox, smooth, boxAcc;
@@ -133,6 +140,19 @@ struct PeakWorkspace {
   std::vector<int16_t> resp;
   std::vector<uint8_t> above;  // one row: a maximum along the row that reaches the floor (rowMaxMask)
   std::vector<uint8_t> keep;   // per peak: midway between two others (the clusters' seeds)
+  // Responses kept for a read of the other polarity (PeakParams::keepResponse); forgetResponses()
+  // when the image changes.
+  struct KeptResponse {
+    const uint8_t* data;
+    int w, h, stride;
+    bool dark;
+    int32_t noise;  // the median absolute response (x16)
+    std::vector<uint16_t> smooth;
+    std::vector<int16_t> resp;
+  };
+  static constexpr size_t kMaxKeptResponses = 16;
+  std::vector<KeptResponse> kept;
+  void forgetResponses() { kept.clear(); }
 };
 // Returns false when the peak cap was hit.
 bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, std::vector<Blob>& out);
@@ -372,6 +392,12 @@ inline float sampleDisc(const GreyImage& img, PointF p, float rad, uint8_t xorMa
   s += bilinear(img, p.x, p.y - rad, xorMask) + bilinear(img, p.x, p.y + rad, xorMask);
   return s / 6;
 }
+
+// A lower bound of every bilinear (and so sampleDisc) value whose sample points lie within
+// [x0, x1] x [y0, y1]: the lowest dark-form pixel bilinear can read there, less a margin for the
+// float rounding of its weights. Cheaper than the samples when a search only cares whether any of
+// them is dark enough (extend_lattice.cpp).
+float lowestUnder(const GreyImage& img, float x0, float y0, float x1, float y1, uint8_t xorMask);
 
 // Where an extended lattice may end on each side (0: first row, 1: last row, 2: first column,
 // 3: last column): the grown lattice's own edge, then each added line that an empty one followed

@@ -48,8 +48,25 @@ constexpr int kQuietLines = 3;          // empty lines that end the symbol (its 
 constexpr int kBackLines = 6;           // how far back along the axis the prediction looks
 constexpr float kDotScore = 0.6f;       // share of the local dot contrast a new dot must reach
 constexpr float kMinStepShare = 0.18f;  // grid steps shorter than this share of the mean pitch end a side
+constexpr int kSearchPoints = 49;       // a new dot's search: 7 x 7 points 0.1 of a step apart
 
 }  // namespace
+
+float lowestUnder(const GreyImage& img, float x0, float y0, float x1, float y1, uint8_t xorMask) {
+  // the pixels bilinear reads for points in the box (its own clamping and truncation, which
+  // are monotone, applied to the box's corners)
+  auto column = [&](float x) { return static_cast<int>(std::min(std::max(x - 0.5f, 0.0f), static_cast<float>(img.width - 1))); };
+  auto row = [&](float y) { return static_cast<int>(std::min(std::max(y - 0.5f, 0.0f), static_cast<float>(img.height - 1))); };
+  const int c0 = column(x0), c1 = std::min(column(x1) + 1, img.width - 1);
+  const int r0 = row(y0), r1 = std::min(row(y1) + 1, img.height - 1);
+  int lowest = 255;
+  for (int y = r0; y <= r1; ++y) {
+    const uint8_t* line = img.data + static_cast<size_t>(y) * img.stride;
+    for (int x = c0; x <= c1; ++x) lowest = std::min(lowest, line[x] ^ xorMask);
+  }
+  // (the weights of a bilinear sum to one only up to float rounding: a few 1e-5 grey levels)
+  return static_cast<float>(lowest) - 0.01f;
+}
 
 int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit, LineEnds* ends) {
   if (fit.dots.size() < 15 || fit.pitch < 1.0f) return 0;
@@ -176,15 +193,27 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
         const float contrast = ground - inkRef;
         if (contrast < 8 || nb[3] >= 252) continue;  // no contrast here: glare or a washed-out patch
         ++out.seen;
-        // The darkest point within 0.3 of a grid step (in the local lattice's own axes).
-        float best = 1e9f, bx = p.x, by = p.y;
-        for (int i = -3; i <= 3; ++i)
-          for (int j = -3; j <= 3; ++j) {
+        // The darkest point within 0.3 of a grid step (in the local lattice's own axes). Most
+        // positions an extension scans are empty (half of a symbol's, all of its quiet zone's):
+        // when not even the darkest pixel under the 49 discs reaches a dot's contrast, none of
+        // them can, and their 245 bilinear samples are spared (the same dots are found).
+        PointF qs[kSearchPoints];
+        float qx0 = p.x, qy0 = p.y, qx1 = p.x, qy1 = p.y;
+        for (int i = -3, n = 0; i <= 3; ++i)
+          for (int j = -3; j <= 3; ++j, ++n) {
             const PointF q = m.at(0.1f * i, 0.1f * j);
+            qs[n] = q;
+            qx0 = std::min(qx0, q.x), qx1 = std::max(qx1, q.x), qy0 = std::min(qy0, q.y), qy1 = std::max(qy1, q.y);
+          }
+        const float inkFloor = lowestUnder(img, qx0 - rad, qy0 - rad, qx1 + rad, qy1 + rad, xm);
+        if ((ground - inkFloor) / contrast >= kDotScore) {
+          float best = 1e9f, bx = p.x, by = p.y;
+          for (const PointF& q : qs) {
             const float v = sampleDisc(img, q, rad, xm);
             if (v < best) best = v, bx = q.x, by = q.y;
           }
-        if ((ground - best) / contrast >= kDotScore) out.found.push_back({row, col, bx, by, best});
+          if ((ground - best) / contrast >= kDotScore) out.found.push_back({row, col, bx, by, best});
+        }
         // The position next along the line has the other parity: always empty in a DotCode,
         // inked where the line runs through text, a bar or a textured ground.
         const PointF o = alongCols ? m.at(1, 0) : m.at(0, 1);

@@ -135,11 +135,11 @@ int directionBin(const Vec& v) {
   return bin < 0 ? bin + kBins : bin;
 }
 
-// The direction histogram (mod 180 degrees) of the vectors, weighted towards short ones (the
-// diagonals) and smoothed; its local maxima, strongest first (at most 4).
-int directionPeaks(const std::vector<Vec>& vs, int peaks[4]) {
+// The direction histogram (mod 180 degrees) of the vectors (bins: directionBin of each), weighted
+// towards short ones (the diagonals) and smoothed; its local maxima, strongest first (at most 4).
+int directionPeaks(const std::vector<Vec>& vs, const std::vector<int>& bins, int peaks[4]) {
   float hist[kBins] = {0};
-  for (const Vec& v : vs) hist[directionBin(v)] += 1.0f / (v.x * v.x + v.y * v.y);
+  for (size_t k = 0; k < vs.size(); ++k) hist[bins[k]] += 1.0f / (vs[k].x * vs[k].x + vs[k].y * vs[k].y);
   float smooth[kBins];
   for (int i = 0; i < kBins; ++i)
     smooth[i] = hist[(i + kBins - 1) % kBins] + 2 * hist[i] + hist[(i + 1) % kBins];
@@ -156,19 +156,20 @@ int directionPeaks(const std::vector<Vec>& vs, int peaks[4]) {
   return nPeaks;
 }
 
-// The mean direction and the typical shortest length of the vectors near a histogram bin.
-bool peakVector(const std::vector<Vec>& vs, int bin, Vec& res) {
+// The mean direction and the typical shortest length of the vectors near a histogram bin (bins:
+// directionBin of each vector, computed once for the histogram and every pair of peaks tried).
+bool peakVector(const std::vector<Vec>& vs, const std::vector<int>& bins, int bin, Vec& res) {
   float cx = 0, cy = 0;
   std::vector<float> lens;
-  for (const Vec& v : vs) {
-    const int b = directionBin(v);
-    int dist = std::abs(b - bin);
+  // the bin's direction, to align the vectors with (bins wrap at +-90 degrees)
+  const float bang = (bin + 0.5f) / kBins * kPi - kPi / 2;
+  const float cosBin = std::cos(bang), sinBin = std::sin(bang);
+  for (size_t k = 0; k < vs.size(); ++k) {
+    int dist = std::abs(bins[k] - bin);
     dist = std::min(dist, kBins - dist);
     if (dist > 2) continue;
-    Vec u = v;
-    // align with the bin direction (bins wrap at +-90 degrees)
-    float bang = (bin + 0.5f) / kBins * kPi - kPi / 2;
-    if (u.x * std::cos(bang) + u.y * std::sin(bang) < 0) u = {-u.x, -u.y};
+    Vec u = vs[k];
+    if (u.x * cosBin + u.y * sinBin < 0) u = {-u.x, -u.y};
     float l = std::sqrt(u.x * u.x + u.y * u.y);
     lens.push_back(l);
     cx += u.x / l;
@@ -231,8 +232,10 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
                    float dmed, Basis& out) {
   std::vector<Vec> vs;
   if (!neighbourVectors(blobs, index, cluster, dmed, vs)) return false;
+  std::vector<int> bins(vs.size());
+  for (size_t k = 0; k < vs.size(); ++k) bins[k] = directionBin(vs[k]);
   int peaks[4];
-  const int nPeaks = directionPeaks(vs, peaks);
+  const int nPeaks = directionPeaks(vs, bins, peaks);
   if (nPeaks < 2) return false;
   // The two strongest directions at least 24 degrees apart are the diagonals almost always;
   // when they do not make a lattice (a resampled or rotated print of small dots gives some
@@ -245,7 +248,7 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
       if (dist < 12) continue;  // at least 24 degrees apart
       if (++tried > 3) return false;
       Vec va, vb;
-      if (peakVector(vs, peaks[i], va) && peakVector(vs, peaks[j], vb) && refineBasis(vs, Basis{va.x, va.y, vb.x, vb.y}, out)) return true;
+      if (peakVector(vs, bins, peaks[i], va) && peakVector(vs, bins, peaks[j], vb) && refineBasis(vs, Basis{va.x, va.y, vb.x, vb.y}, out)) return true;
     }
   return false;
 }

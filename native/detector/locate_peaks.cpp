@@ -80,14 +80,17 @@ void rowMaxMask(const int16_t* r, int16_t thr, uint8_t* out, int n) {
   if (n > 1) out[n - 1] = 0;
 }
 
-// The response where the surround is whole: mean16 = (box * mult + 2^15) >> 16 with one
+// The response where the surround is whole: mean16 = (box * m + 2^15) >> 16 with one
 // multiplier below 2^16 and a box sum below 2^16, so a 16 x 16 -> 32 bit product (SSE2 and NEON
 // have it; a 32-bit lane multiply is SSE4.1).
-void responseRow(const uint16_t* sm, const uint16_t* box, uint32_t mult, int sign, int16_t* o, int x0, int x1) {
+// Not inlined on purpose: GCC turns the two halves below into the 16-bit high and low multiplies
+// (pmulhuw, pmullw) only when m reaches the loop as a 16-bit parameter; inlined into the caller,
+// where m is a conversion of the 32-bit multiplier, it widens every lane to 32 bits again (the
+// peak response's largest loop: about 2.4 instructions per pixel instead of under 1).
+__attribute__((noinline)) void responseRow(const uint16_t* sm, const uint16_t* box, uint16_t m, int sign, int16_t* o, int x0,
+                                           int x1) {
   // (box * m + 2^15) >> 16 = the product's high half, plus one when its low half is 2^15 or more
-  // (the two halves as separate 16-bit products: the compiler then uses the 16-bit high and low
-  // multiplies instead of widening every lane to 32 bits)
-  const uint16_t m = static_cast<uint16_t>(mult);
+  // (the two halves as separate 16-bit products)
   if (sign > 0) {
     for (int x = x0; x < x1; ++x) {
       const uint16_t hi = static_cast<uint16_t>((static_cast<uint32_t>(box[x]) * m) >> 16);
@@ -133,12 +136,31 @@ void markSupported(int W, int H, float radius, PeakWorkspace& ws, std::vector<Bl
   }
 }
 
-}  // namespace
+// The response kept by a read of the other polarity on the same pixels, or null.
+const PeakWorkspace::KeptResponse* keptTwin(const GreyImage& img, bool dark, const PeakWorkspace& ws) {
+  for (const PeakWorkspace::KeptResponse& k : ws.kept)
+    if (k.data == img.data && k.w == img.width && k.h == img.height && k.stride == img.stride && k.dark != dark) return &k;
+  return nullptr;
+}
 
-bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, std::vector<Blob>& out) {
-  out.clear();
+// The smoothed image (x16), the response (x16, in the dots' polarity) and its median absolute
+// value of a read of the other polarity, made current: the smoothed image as it is, the response
+// negated (o = sign * (smooth - mean) for either sign).
+int32_t takeTwin(const PeakWorkspace::KeptResponse& k, PeakWorkspace& ws) {
+  const size_t N = k.smooth.size();
+  growTo(ws.smooth, N);
+  growTo(ws.resp, N);
+  std::copy(k.smooth.begin(), k.smooth.end(), ws.smooth.begin());
+  const int16_t* from = k.resp.data();
+  int16_t* to = ws.resp.data();
+  for (size_t i = 0; i < N; ++i) to[i] = static_cast<int16_t>(-from[i]);
+  return k.noise;
+}
+
+// Computes the smoothed image and the response into ws (rows W apart) and returns the noise
+// floor's median absolute response.
+int32_t computeResponse(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws) {
   const int W = img.width, H = img.height;
-  if (W < 5 || H < 5) return true;
   const size_t N = static_cast<size_t>(W) * H;
   // Horizontal passes per row: binomial (1 2 1) and the box sum of the surround (2R+1 wide,
   // shrunk at the borders). 16-bit planes so the loops vectorise. The planes only grow: a
@@ -199,7 +221,7 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
     const int32_t* mult = ws.mult.data();
     int16_t* o = &ws.resp[static_cast<size_t>(y) * W];
     if (cy == span && fullMult < 65536) {
-      responseRow(sm, box, fullMult, sign, o, x0, x1);
+      responseRow(sm, box, static_cast<uint16_t>(fullMult), sign, o, x0, x1);
       for (int x = 0; x < W; ++x) {
         if (x == x0) x = x1;
         if (x >= W) break;
@@ -241,6 +263,11 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
       }
     }
   }
+  return noise;
+}
+
+// The local maxima of the response above the floor, one candidate each.
+bool findMaxima(int W, int H, const PeakParams& p, int sign, int32_t noise, PeakWorkspace& ws, std::vector<Blob>& out) {
   const int32_t thr = std::max<int32_t>(static_cast<int32_t>(p.minContrast * 16), static_cast<int32_t>(p.noiseK * noise));
   // Local maxima above the floor, one candidate each.
   growTo(ws.above, static_cast<size_t>(W));
@@ -301,8 +328,26 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
     for (; x < W; ++x)
       if (above[x] && !consider(x)) return false;
   }
-  if (p.supportRadius > 0) markSupported(img.width, img.height, p.supportRadius, ws, out);
+  if (p.supportRadius > 0) markSupported(W, H, p.supportRadius, ws, out);
   return true;
+}
+
+}  // namespace
+
+bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, std::vector<Blob>& out) {
+  out.clear();
+  const int W = img.width, H = img.height;
+  if (W < 5 || H < 5) return true;
+  const size_t N = static_cast<size_t>(W) * H;
+  const PeakWorkspace::KeptResponse* twin = p.takeResponse ? keptTwin(img, p.dark, ws) : nullptr;
+  const int32_t noise = twin ? takeTwin(*twin, ws) : computeResponse(img, p, ws);
+  if (!twin && p.keepResponse && ws.kept.size() < PeakWorkspace::kMaxKeptResponses) {
+    ws.kept.push_back({img.data, W, H, img.stride, p.dark, noise, {}, {}});
+    ws.kept.back().smooth.assign(ws.smooth.begin(), ws.smooth.begin() + static_cast<std::ptrdiff_t>(N));
+    ws.kept.back().resp.assign(ws.resp.begin(), ws.resp.begin() + static_cast<std::ptrdiff_t>(N));
+  }
+  const int sign = p.dark ? -1 : 1;
+  return findMaxima(W, H, p, sign, noise, ws, out);
 }
 
 }  // namespace det

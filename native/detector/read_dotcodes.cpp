@@ -652,6 +652,10 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     PeakParams pp;
     pp.dark = pass.dark;
     pp.minContrast = static_cast<float>(pass.minContrast);
+    // (peaks: the light polarity keeps its response for the dark read of the same region, which
+    // takes it; see peaks())
+    pp.keepResponse = reuseStats && !pass.dark;
+    pp.takeResponse = reuseStats && pass.dark;
     locatePeaks(img, pp, ws.peaks, ws.blobs);
     stats.rejectedShapes = 0;  // (maxima have no shapes to reject)
   } else {
@@ -1055,6 +1059,18 @@ class PassSchedule {
   void peaks() {
     std::vector<Rect> regions;
     bool centreSwept = false;
+    // The dark regions are mostly the fast pass's focus regions, and those that are its filled
+    // shapes are light regions too (the dark panels light dots sit on): a light read of such a
+    // region keeps its response, which the dark read negates instead of computing its own
+    // (PeakParams::keepResponse; the same peaks). Not in the smear pass (no dark polarity).
+    std::vector<Rect> darkRegions;
+    if (!smearPass_) focusRegions(dark_.focus, image_.width, image_.height, darkRegions, false);
+    auto readByBoth = [&](const Rect& r) {
+      for (const Rect& d : darkRegions)
+        if (d.x0 == r.x0 && d.y0 == r.y0 && d.x1 == r.x1 && d.y1 == r.y1) return true;
+      return false;
+    };
+    workspace().peaks.forgetResponses();
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
       if (smearPass_ && pass->dark) break;
       // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
@@ -1095,7 +1111,8 @@ class PassSchedule {
           if (smearPass_ && !unsmear(region, sharpBuf, sharp)) continue;
           if (smearPass_) region = sharp;
           PassStats full;
-          run(region, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, full, false);
+          const bool shared = !smearPass_ && (pass->dark || readByBoth(r));
+          run(region, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, full, shared);
           // Dots of 4+ px have several maxima of the small centre-surround filter (their rims);
           // at half resolution the same filter fits them (a quarter of the work). Not where the
           // full-resolution peaks were small (see kHalfMinPeakD).

@@ -216,7 +216,8 @@ TEST("locate: peaks are the maxima of the centre-surround response as defined, p
 
 TEST("locate: a dot after a long stretch of background is found wherever it starts in a word") {
   // (the run extraction skips background two 8-pixel words at a time: a dot in either word, at
-  // any offset, must stop the skip)
+  // any offset, must stop the skip; and each block's threshold is spread over its 8 pixels as one
+  // word: every byte of it must hold the threshold, or the dot loses pixels at some offsets)
   const int w = 120, h = 24;
   for (int cx = 20; cx < 100; ++cx) {
     std::vector<uint8_t> px(static_cast<size_t>(w) * h, 200);
@@ -231,4 +232,77 @@ TEST("locate: a dot after a long stretch of background is found wherever it star
     CHECK(std::fabs(blobs[0].y - 12.0f) < 0.5f);
     CHECK(blobs[0].area == 16);
   }
+}
+
+TEST("locate: block statistics are each block's minimum, maximum and sum over its sampled rows") {
+  // (the column statistics of a block row are folded into blocks in halving steps over padded
+  // columns: widths that are no multiple of a block, and block sizes 2-16, must give each block
+  // its own pixels; each odd row repeats the row above, so a flat block's skipped rows add no
+  // clear ink, and the neighbourhood has radius 0, so the blocks' own values are kept)
+  std::mt19937 rng(11);
+  for (const auto& wh : kSizes)
+    for (int S = 1; S <= 4; ++S) {
+      const int w = wh[0], h = wh[1], B = 1 << S;
+      std::vector<uint8_t> px(static_cast<size_t>(w) * h);
+      for (uint8_t& v : px) v = static_cast<uint8_t>(rng() & 0xFF);
+      for (int y = 1; y < h; y += 2)
+        for (int x = 0; x < w; ++x) px[static_cast<size_t>(y) * w + x] = px[static_cast<size_t>(y - 1) * w + x];
+      dc::det::LocateParams p;
+      p.blockShift = S;
+      p.radiusBlocks = 0;
+      dc::det::LocateWorkspace ws;
+      std::vector<dc::det::Blob> blobs;
+      dc::det::locateDots(dc::GreyImage{px.data(), w, h, w}, p, ws, blobs);
+      const int bw = (w + B - 1) / B, bh = (h + B - 1) / B, step = h >= 2 * B ? 2 : 1;
+      REQUIRE(ws.blockSum.size() == static_cast<size_t>(bw) * bh);
+      int bad = 0;
+      for (int by = 0; by < bh; ++by)
+        for (int bx = 0; bx < bw; ++bx) {
+          int mn = 255, mx = 0, sum = 0;
+          for (int y = by * B; y < std::min(h, (by + 1) * B); y += step)
+            for (int x = bx * B; x < std::min(w, (bx + 1) * B); ++x) {
+              const int v = px[static_cast<size_t>(y) * w + x];
+              mn = std::min(mn, v), mx = std::max(mx, v), sum += v;
+            }
+          const size_t k = static_cast<size_t>(by) * bw + bx;
+          bad += ws.blockMin[k] != mn || ws.blockMax[k] != mx || ws.blockSum[k] != sum ? 1 : 0;
+        }
+      CHECK(bad == 0);
+    }
+}
+
+TEST("locate: a dark peak read that takes the light read's kept response finds its own peaks") {
+  // (the dark response is the light one negated, with the same smoothed image and noise floor;
+  // a response is taken only for the same pixels: another crop of the buffer computes its own)
+  unsigned seed = 500;
+  size_t found = 0;
+  for (const auto& wh : kSizes) {
+    const int w = wh[0], h = wh[1], stride = w + 5;
+    std::vector<uint8_t> px = discs(w, h, stride, seed++, 70, 170);
+    // light discs too, so both polarities have peaks
+    std::vector<uint8_t> light = discs(w, h, stride, seed++, 230, 170);
+    for (size_t i = 0; i < px.size(); ++i) px[i] = light[i] > 200 ? light[i] : px[i];
+    const dc::GreyImage img{px.data(), w, h, stride};
+    const dc::GreyImage inner{px.data() + stride + 1, w - 2, h - 2, stride};
+    dc::det::PeakParams lightP, darkP;
+    lightP.dark = false;
+    darkP.dark = true;
+    dc::det::PeakWorkspace own;
+    std::vector<dc::det::Blob> want, wantInner, got, gotInner, scratch;
+    dc::det::locatePeaks(img, darkP, own, want);
+    const std::vector<uint8_t> wantSeeds = own.keep;
+    dc::det::locatePeaks(inner, darkP, own, wantInner);
+    dc::det::PeakWorkspace shared;
+    lightP.keepResponse = true;
+    dc::det::locatePeaks(img, lightP, shared, scratch);
+    REQUIRE(shared.kept.size() == 1);
+    darkP.takeResponse = true;
+    dc::det::locatePeaks(inner, darkP, shared, gotInner);
+    CHECK(sameBlobs(gotInner, wantInner));
+    dc::det::locatePeaks(img, darkP, shared, got);
+    CHECK(sameBlobs(got, want));
+    CHECK(shared.keep == wantSeeds);
+    found += want.size();
+  }
+  CHECK(found >= 50);  // (the images do hold dark peaks)
 }
