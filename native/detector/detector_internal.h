@@ -157,9 +157,14 @@ void measureBlurCues(const GreyImage& img, BlurEstimate& out);
 // eigenvalue ratio of its structure tensor weighted by the squared gradient (so that edges, not
 // flat noise, decide), on a sparse grid of samples. About 1-2 on sharp images; a streak over a
 // module or more leaves 4 and over on the real pack photos.
-float motionAnisotropy(const GreyImage& img);
+// weakAngle (when given): the direction of the weak gradient, across the image's edges (radians).
+float motionAnisotropy(const GreyImage& img, float* weakAngle = nullptr);
 // False when the region is too small or shows no blur edge.
 bool estimateBlur(const GreyImage& img, BlurEstimate& out);
+// One motion streak for several regions of an image (a camera's shake smears them all alike): the
+// deepest minimum of their windows' averaged gradient autocorrelations, within 12 degrees of
+// weakAngle. False when no region is large enough.
+bool estimateSharedStreak(const std::vector<GreyImage>& regions, float weakAngle, BlurEstimate& out);
 // The region deconvolved by a Wiener filter with the estimated kernel (regularisation relative to
 // a kernel of unit sum), into buf; out views buf.
 void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,
