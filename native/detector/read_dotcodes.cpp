@@ -1225,7 +1225,7 @@ class PassSchedule {
   // Lattices that did not read and reach beyond the crop they were found in (a focus region can
   // hold only part of a symbol): their image box, to be read again whole.
   std::vector<Rect> spill_, spillPeaksLight_, spillPeaksDark_;
-  bool smearPass_ = false;      // the peaks stage again, on regions deconvolved (deblurredPeaks)
+  bool smearPass_ = false;       // the peaks stage again, on regions deconvolved (deblurredPeaks)
   bool useSharedSmear_ = false;  // ... with one streak for all regions (sharedStreak)
   BlurEstimate sharedSmear_;
   std::vector<Rect> fine_;      // boxes of light lattices of very small modules (upsampledPeaks)
