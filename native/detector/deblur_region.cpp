@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <vector>
 
 #include "detector/detector_internal.h"
@@ -265,6 +266,28 @@ void deepestStreak(const std::vector<GradientCorrelation>& windows, float weakAn
 }
 
 }  // namespace
+
+float imageEdgeWidth(const GreyImage& img) {
+  // every 6th pixel of every 6th row, as motionAnisotropy
+  int greys[256] = {0}, slopes[256] = {0}, total = 0;
+  for (int y = 1; y + 1 < img.height; y += 6) {
+    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
+    for (int x = 1; x + 1 < img.width; x += 6) {
+      const int gx = row[x + 1] - row[x - 1], gy = row[x + img.stride] - row[x - img.stride];
+      greys[row[x]]++;
+      slopes[std::min(255, (std::abs(gx) + std::abs(gy)) / 2)]++;
+      ++total;
+    }
+  }
+  if (total == 0) return 0;
+  auto percentile = [total](const int* hist, double q) {
+    int acc = 0;
+    for (int v = 0; v < 256; ++v)
+      if ((acc += hist[v]) >= q * total) return v;
+    return 255;
+  };
+  return static_cast<float>(percentile(greys, 0.98) - percentile(greys, 0.02)) / static_cast<float>(std::max(1, percentile(slopes, 0.98)));
+}
 
 bool estimateBlur(const GreyImage& region, BlurEstimate& out) {
   std::vector<GradientCorrelation> g(1);

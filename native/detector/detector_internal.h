@@ -159,6 +159,10 @@ void measureBlurCues(const GreyImage& img, BlurEstimate& out);
 // module or more leaves 4 and over on the real pack photos.
 // weakAngle (when given): the direction of the weak gradient, across the image's edges (radians).
 float motionAnisotropy(const GreyImage& img, float* weakAngle = nullptr);
+// A whole image's softness, cheap enough for every image that reads nothing: its grey range (2nd to
+// 98th percentile) over its steep slopes (98th percentile of (|gx| + |gy|) / 2, central differences
+// over 2 px), on a sparse grid. About 2-3 px on sharp frames; defocus widens it.
+float imageEdgeWidth(const GreyImage& img);
 // False when the region is too small or shows no blur edge.
 bool estimateBlur(const GreyImage& img, BlurEstimate& out);
 // One motion streak for several regions of an image (a camera's shake smears them all alike): the

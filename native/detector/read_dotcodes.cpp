@@ -387,6 +387,19 @@ constexpr float kMaxSmear = 16.0f;
 constexpr float kMinSmearDepth = 0.15f;
 constexpr float kSmearRegularisation = 0.03f;
 
+// Light dots under defocus (defocusedPeaks). The image's edge width (imageEdgeWidth): 2.1-3.1 px on
+// the five empty 720p frames, 5.4 and over on the real pack photos under a Gaussian of 1.5 px (3.1
+// and over as taken, which read before the pass is asked); 4 leaves a margin both ways. A region's
+// disc is deconvolved at 0.6 of the estimated radius: the estimate reads a disc's radius from its
+// autocorrelation minimum (kLagPerRadius), and a lens's blur, nearer a Gaussian, shows that minimum
+// further out (sigma 1.5: 2.8-3.5 px estimated); a disc of radius 1.2-1.3 sigma keeps the lattice's
+// frequencies and inverts none (the pack photos under sigma 1.5: 0.6 of the estimate read 39 of 43,
+// 0.8 read 38, the estimate itself 34).
+constexpr float kDefocusEdgeWidth = 4.0f;
+constexpr float kDefocusPeaksRadius = 0.6f;
+constexpr float kMinDefocusPeaksRadius = 1.0f;
+constexpr float kMaxDefocusPeaksRadius = 6.0f;
+
 // A texture cluster (fitLattice: most of its dots have all four diagonal neighbours) of at least
 // kTextureMinDots dots marks its box, grown by kTextureMargin dot diameters, as texture; the harder
 // passes skip regions lying kTextureCover or more inside one (inTexture). The dotted textures of
@@ -793,6 +806,7 @@ class PassSchedule {
         &PassSchedule::upsampled,         // dots of 2-3 px: regions read at twice the size
         &PassSchedule::upsampledPeaks,    // light dots of under 2.6 px: lattice boxes at twice the size
         &PassSchedule::deblurredPeaks,    // light dots smeared by motion: their region deconvolved
+        &PassSchedule::defocusedPeaks,    // light dots under defocus: their region deconvolved
     };
     for (Stage stage : kHarder) {
       (this->*stage)();
@@ -1056,7 +1070,7 @@ class PassSchedule {
     std::vector<Rect> regions;
     bool centreSwept = false;
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
-      if (smearPass_ && pass->dark) break;
+      if (deblur_ != PeaksDeblur::none && pass->dark) break;
       // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
       // the fast pass rejected as too big for a dot (the dark panel such prints sit on)
       // (in that order: the pixel budget goes to the likelier places first)
@@ -1090,8 +1104,10 @@ class PassSchedule {
           GreyImage region = crop(r);
           GreyImage sharp;
           std::vector<uint8_t> sharpBuf;
-          if (smearPass_ && !unsmear(region, sharpBuf, sharp)) continue;
-          if (smearPass_) region = sharp;
+          if (deblur_ != PeaksDeblur::none) {
+            if (!(deblur_ == PeaksDeblur::defocus ? undefocus(region, sharpBuf, sharp) : unsmear(region, sharpBuf, sharp))) continue;
+            region = sharp;
+          }
           PassStats full;
           run(region, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, full, false);
           // Dots of 4+ px have several maxima of the small centre-surround filter (their rims);
@@ -1136,14 +1152,40 @@ class PassSchedule {
     const float cue = motionAnisotropy(image_, &weakAngle);
     PPROF("  smear cue %.2f\n", cue);
     if (cue < kSmearAnisotropy) return;
-    smearPass_ = true;
+    deblur_ = PeaksDeblur::smear;
     peaks();
     if (!found_ && !stop_ && sharedStreak(weakAngle, sharedSmear_)) {
-      useSharedSmear_ = true;
+      deblur_ = PeaksDeblur::sharedSmear;
       peaks();
-      useSharedSmear_ = false;
     }
-    smearPass_ = false;
+    deblur_ = PeaksDeblur::none;
+  }
+
+  // Light dots under defocus (a lens focused off the pack, a soft camera: a Gaussian of 1.5 px over
+  // modules of 2.5-6 px): neighbouring dots blur into one another and the peak search finds
+  // no lattice or a broken one. When the image as a whole is soft (imageEdgeWidth), the light half
+  // of the peaks stage runs again with each region deconvolved by a disc (undefocus).
+  void defocusedPeaks() {
+    const float width = imageEdgeWidth(image_);
+    PPROF("  defocus cue %.2f\n", width);
+    if (width < kDefocusEdgeWidth) return;
+    deblur_ = PeaksDeblur::defocus;
+    peaks();
+    deblur_ = PeaksDeblur::none;
+  }
+
+  // A region of the defocus pass: its disc estimated from the region itself (estimateBlur) and
+  // undone at kDefocusPeaksRadius of the estimate, into buf.
+  bool undefocus(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
+    if (static_cast<double>(region.width) * region.height > kDeblurPixels) return false;
+    BlurEstimate blur;
+    blur.motion = false;
+    if (!estimateBlur(region, blur)) return false;
+    PPROF("  defocused region %dx%d radius %.1f depth %.2f\n", region.width, region.height, blur.radius, blur.depth);
+    blur.radius *= kDefocusPeaksRadius;
+    if (blur.radius < kMinDefocusPeaksRadius || blur.radius > kMaxDefocusPeaksRadius) return false;
+    deblurRegion(region, blur, kSmearRegularisation, buf, out);
+    return true;
   }
 
   // The light peaks regions, in the peaks stage's order: where the inverted pass saw light
@@ -1180,7 +1222,7 @@ class PassSchedule {
   // streak, deconvolved into buf.
   bool unsmear(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
     if (static_cast<double>(region.width) * region.height > kDeblurPixels) return false;
-    if (useSharedSmear_) {
+    if (deblur_ == PeaksDeblur::sharedSmear) {
       deblurRegion(region, sharedSmear_, kSmearRegularisation, buf, out);
       return true;
     }
@@ -1225,8 +1267,13 @@ class PassSchedule {
   // Lattices that did not read and reach beyond the crop they were found in (a focus region can
   // hold only part of a symbol): their image box, to be read again whole.
   std::vector<Rect> spill_, spillPeaksLight_, spillPeaksDark_;
-  bool smearPass_ = false;       // the peaks stage again, on regions deconvolved (deblurredPeaks)
-  bool useSharedSmear_ = false;  // ... with one streak for all regions (sharedStreak)
+  // The peaks stage again on deconvolved regions: each region's own streak, or one streak for all
+  // (deblurredPeaks), or each region's defocus (defocusedPeaks).
+  enum class PeaksDeblur { none,
+                           smear,
+                           sharedSmear,
+                           defocus };
+  PeaksDeblur deblur_ = PeaksDeblur::none;
   BlurEstimate sharedSmear_;
   std::vector<Rect> fine_;      // boxes of light lattices of very small modules (upsampledPeaks)
   std::vector<Rect> textures_;  // boxes of large dotted textures any pass found
