@@ -168,9 +168,11 @@ void measureBlurCues(const GreyImage& region, BlurEstimate& out) {
   out.edgeWidth = static_cast<float>(range) / steep;
 }
 
-float motionAnisotropy(const GreyImage& img, float* weakAngle) {
+ImageBlurCues imageBlurCues(const GreyImage& img) {
   // every 6th pixel of every 6th row: about 25k samples in a 1280x720 frame
+  ImageBlurCues out;
   double jxx = 0, jyy = 0, jxy = 0;
+  int greys[256] = {0}, slopes[256] = {0}, total = 0;
   for (int y = 1; y + 1 < img.height; y += 6) {
     const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
     for (int x = 1; x + 1 < img.width; x += 6) {
@@ -178,13 +180,24 @@ float motionAnisotropy(const GreyImage& img, float* weakAngle) {
       // weighted by the squared gradient: the edges (dots, panel, text) speak, flat noise does not
       const double w = gx * gx + gy * gy;
       jxx += w * gx * gx, jyy += w * gy * gy, jxy += w * gx * gy;
+      greys[row[x]]++;
+      slopes[std::min(255, (std::abs(gx) + std::abs(gy)) / 2)]++;
+      ++total;
     }
   }
   const double tr = jxx + jyy, disc = std::sqrt(std::max(0.0, 0.25 * tr * tr - (jxx * jyy - jxy * jxy)));
   const double lo = 0.5 * tr - disc;
-  if (tr <= 0) return 1;
-  if (weakAngle) *weakAngle = 0.5f * static_cast<float>(std::atan2(2 * jxy, jxx - jyy)) + 0.5f * kPi;
-  return lo > 0 ? static_cast<float>((0.5 * tr + disc) / lo) : 1e9f;
+  if (tr <= 0) return out;
+  out.weakAngle = 0.5f * static_cast<float>(std::atan2(2 * jxy, jxx - jyy)) + 0.5f * kPi;
+  out.anisotropy = lo > 0 ? static_cast<float>((0.5 * tr + disc) / lo) : 1e9f;
+  auto percentile = [total](const int* hist, double q) {
+    int acc = 0;
+    for (int v = 0; v < 256; ++v)
+      if ((acc += hist[v]) >= q * total) return v;
+    return 255;
+  };
+  out.edgeWidth = static_cast<float>(percentile(greys, 0.98) - percentile(greys, 0.02)) / static_cast<float>(std::max(1, percentile(slopes, 0.98)));
+  return out;
 }
 
 namespace {
@@ -266,28 +279,6 @@ void deepestStreak(const std::vector<GradientCorrelation>& windows, float weakAn
 }
 
 }  // namespace
-
-float imageEdgeWidth(const GreyImage& img) {
-  // every 6th pixel of every 6th row, as motionAnisotropy
-  int greys[256] = {0}, slopes[256] = {0}, total = 0;
-  for (int y = 1; y + 1 < img.height; y += 6) {
-    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
-    for (int x = 1; x + 1 < img.width; x += 6) {
-      const int gx = row[x + 1] - row[x - 1], gy = row[x + img.stride] - row[x - img.stride];
-      greys[row[x]]++;
-      slopes[std::min(255, (std::abs(gx) + std::abs(gy)) / 2)]++;
-      ++total;
-    }
-  }
-  if (total == 0) return 0;
-  auto percentile = [total](const int* hist, double q) {
-    int acc = 0;
-    for (int v = 0; v < 256; ++v)
-      if ((acc += hist[v]) >= q * total) return v;
-    return 255;
-  };
-  return static_cast<float>(percentile(greys, 0.98) - percentile(greys, 0.02)) / static_cast<float>(std::max(1, percentile(slopes, 0.98)));
-}
 
 bool estimateBlur(const GreyImage& region, BlurEstimate& out) {
   std::vector<GradientCorrelation> g(1);

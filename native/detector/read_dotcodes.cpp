@@ -376,7 +376,7 @@ constexpr size_t kDefocusRetries = std::size(kDefocusRetryScales);
 constexpr float kDefocusRetryAnisotropy = 1.25f;
 constexpr float kDefocusRetryEdgeWidth = 3.2f;
 
-// Light dots smeared by motion (deblurredPeaks). The image's gradient anisotropy (motionAnisotropy):
+// Light dots smeared by motion (deblurredPeaks). The image's gradient anisotropy (ImageBlurCues):
 // 1.2-1.7 on the five empty 720p frames, 3.7-31 on the real pack photos under a 5-7 px streak that
 // the stage reads; 3 leaves a margin both ways. A region's estimated streak must lie within
 // kMinSmear..kMaxSmear px with an autocorrelation minimum of kMinSmearDepth; the Wiener filter's
@@ -387,7 +387,7 @@ constexpr float kMaxSmear = 16.0f;
 constexpr float kMinSmearDepth = 0.15f;
 constexpr float kSmearRegularisation = 0.03f;
 
-// Light dots under defocus (defocusedPeaks). The image's edge width (imageEdgeWidth): 2.1-3.1 px on
+// Light dots under defocus (defocusedPeaks). The image's edge width (ImageBlurCues): 2.1-3.1 px on
 // the five empty 720p frames, 5.4 and over on the real pack photos under a Gaussian of 1.5 px (3.1
 // and over as taken, which read before the pass is asked); 4 leaves a margin both ways. A region's
 // disc is deconvolved at 0.6 of the estimated radius: the estimate reads a disc's radius from its
@@ -1142,19 +1142,18 @@ class PassSchedule {
 
   // Light dots smeared by motion (a hand-held phone, a moving line: a streak of 5-7 px over modules
   // of 2.5-6 px): along the streak the dots run together, and the peak search finds no lattice or
-  // a broken one. When the image as a whole shows a streak's anisotropy (motionAnisotropy), the
+  // a broken one. When the image as a whole shows a streak's anisotropy (ImageBlurCues), the
   // light half of the peaks stage runs again with each region's blur estimated from the region
   // itself and, where it is a streak of kMinSmear..kMaxSmear px, deconvolved first. When that
   // reads nothing, once more with one streak for every region, estimated from all of them
   // (sharedStreak).
   void deblurredPeaks() {
-    float weakAngle = 0;
-    const float cue = motionAnisotropy(image_, &weakAngle);
-    PPROF("  smear cue %.2f\n", cue);
-    if (cue < kSmearAnisotropy) return;
+    const ImageBlurCues& cues = blurCues();
+    PPROF("  smear cue %.2f\n", cues.anisotropy);
+    if (cues.anisotropy < kSmearAnisotropy) return;
     deblur_ = PeaksDeblur::smear;
     peaks();
-    if (!found_ && !stop_ && sharedStreak(weakAngle, sharedSmear_)) {
+    if (!found_ && !stop_ && sharedStreak(cues.weakAngle, sharedSmear_)) {
       deblur_ = PeaksDeblur::sharedSmear;
       peaks();
     }
@@ -1163,12 +1162,11 @@ class PassSchedule {
 
   // Light dots under defocus (a lens focused off the pack, a soft camera: a Gaussian of 1.5 px over
   // modules of 2.5-6 px): neighbouring dots blur into one another and the peak search finds
-  // no lattice or a broken one. When the image as a whole is soft (imageEdgeWidth), the light half
+  // no lattice or a broken one. When the image as a whole is soft (ImageBlurCues), the light half
   // of the peaks stage runs again with each region deconvolved by a disc (undefocus).
   void defocusedPeaks() {
-    const float width = imageEdgeWidth(image_);
-    PPROF("  defocus cue %.2f\n", width);
-    if (width < kDefocusEdgeWidth) return;
+    PPROF("  defocus cue %.2f\n", blurCues().edgeWidth);
+    if (blurCues().edgeWidth < kDefocusEdgeWidth) return;
     deblur_ = PeaksDeblur::defocus;
     peaks();
     deblur_ = PeaksDeblur::none;
@@ -1186,6 +1184,12 @@ class PassSchedule {
     if (blur.radius < kMinDefocusPeaksRadius || blur.radius > kMaxDefocusPeaksRadius) return false;
     deblurRegion(region, blur, kSmearRegularisation, buf, out);
     return true;
+  }
+
+  // The whole image's blur cues, measured once for both deblurring peaks stages.
+  const ImageBlurCues& blurCues() {
+    if (!blurCuesMeasured_) blurCues_ = imageBlurCues(image_), blurCuesMeasured_ = true;
+    return blurCues_;
   }
 
   // The light peaks regions, in the peaks stage's order: where the inverted pass saw light
@@ -1274,6 +1278,8 @@ class PassSchedule {
                            sharedSmear,
                            defocus };
   PeaksDeblur deblur_ = PeaksDeblur::none;
+  bool blurCuesMeasured_ = false;
+  ImageBlurCues blurCues_;
   BlurEstimate sharedSmear_;
   std::vector<Rect> fine_;      // boxes of light lattices of very small modules (upsampledPeaks)
   std::vector<Rect> textures_;  // boxes of large dotted textures any pass found
