@@ -1050,6 +1050,33 @@ std::vector<uint8_t> cameraBlur(const std::vector<uint8_t>& img, int w, int h, d
   return out;
 }
 
+// A lens's defocus as a Gaussian of `sigma` px (separable, the border replicated), then noise of 2
+// grey levels (a fixed seed).
+std::vector<uint8_t> gaussianBlurred(const std::vector<uint8_t>& img, int w, int h, double sigma) {
+  const int r = static_cast<int>(std::ceil(3 * sigma));
+  std::vector<double> k(2 * r + 1);
+  double sum = 0;
+  for (int i = -r; i <= r; ++i) sum += k[i + r] = std::exp(-0.5 * i * i / (sigma * sigma));
+  for (double& v : k) v /= sum;
+  std::vector<double> rows(img.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      double acc = 0;
+      for (int i = -r; i <= r; ++i) acc += k[i + r] * img[static_cast<size_t>(y) * w + std::clamp(x + i, 0, w - 1)];
+      rows[static_cast<size_t>(y) * w + x] = acc;
+    }
+  std::mt19937 rng(7);
+  std::normal_distribution<double> noise(0, 2);
+  std::vector<uint8_t> out(img.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      double acc = 0;
+      for (int i = -r; i <= r; ++i) acc += k[i + r] * rows[static_cast<size_t>(std::clamp(y + i, 0, h - 1)) * w + x];
+      out[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(std::min(255.0, std::max(0.0, acc + noise(rng))));
+    }
+  return out;
+}
+
 // A symbol of dots 0.9 module wide and `module` px apart, turned `angle` degrees, with four modules
 // of margin each side, under cameraBlur (defocus `radius`, or a streak of `length` at `blurAngle`).
 PackScene blurredScene(const Matrix& mx, double module, double angle, double radius, double length, double blurAngle) {
@@ -1273,33 +1300,6 @@ TEST("detector: small light dots on a dark pack panel out of focus are read (def
   CHECK(read >= 16);
 }
 namespace {
-
-// A lens's defocus as a Gaussian of `sigma` px (separable, the border replicated), then noise of 2
-// grey levels (a fixed seed).
-std::vector<uint8_t> gaussianBlurred(const std::vector<uint8_t>& img, int w, int h, double sigma) {
-  const int r = static_cast<int>(std::ceil(3 * sigma));
-  std::vector<double> k(2 * r + 1);
-  double sum = 0;
-  for (int i = -r; i <= r; ++i) sum += k[i + r] = std::exp(-0.5 * i * i / (sigma * sigma));
-  for (double& v : k) v /= sum;
-  std::vector<double> rows(img.size());
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      double acc = 0;
-      for (int i = -r; i <= r; ++i) acc += k[i + r] * img[static_cast<size_t>(y) * w + std::clamp(x + i, 0, w - 1)];
-      rows[static_cast<size_t>(y) * w + x] = acc;
-    }
-  std::mt19937 rng(7);
-  std::normal_distribution<double> noise(0, 2);
-  std::vector<uint8_t> out(img.size());
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      double acc = 0;
-      for (int i = -r; i <= r; ++i) acc += k[i + r] * rows[static_cast<size_t>(std::clamp(y + i, 0, h - 1)) * w + x];
-      out[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(std::min(255.0, std::max(0.0, acc + noise(rng))));
-    }
-  return out;
-}
 
 // A strong JPEG compression: every 8x8 block's DCT coefficients quantised with the standard
 // luminance table at `quality` (the libjpeg scaling), then transformed back.
