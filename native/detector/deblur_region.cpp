@@ -13,7 +13,10 @@
 // streak; about 1.8 radii for a disc, averaged over the chords). Motion blur leaves the gradient
 // strongly anisotropic (structure tensor eigenvalue ratio 4-9 on the renders, 1.0-1.1 for a disc
 // or Gaussian); its direction is the weak gradient's, refined by the deepest minimum within 12
-// degrees. Autocorrelations come from one FFT of gx + i gy and two inverse FFTs.
+// degrees. Autocorrelations come from one FFT of gx + i gy and two inverse FFTs. A camera's shake
+// is one streak over the whole image: estimateSharedStreak averages several regions' windows, whose
+// own structures (panel edges, text) differ and average out. imageBlurCues measures the whole
+// image's motion and defocus evidence that gates the peaks stage's deconvolved re-reads.
 #include <algorithm>
 #include <cmath>
 #include <complex>

@@ -1271,12 +1271,13 @@ class PassSchedule {
   // Lattices that did not read and reach beyond the crop they were found in (a focus region can
   // hold only part of a symbol): their image box, to be read again whole.
   std::vector<Rect> spill_, spillPeaksLight_, spillPeaksDark_;
-  // The peaks stage again on deconvolved regions: each region's own streak, or one streak for all
-  // (deblurredPeaks), or each region's defocus (defocusedPeaks).
-  enum class PeaksDeblur { none,
-                           smear,
-                           sharedSmear,
-                           defocus };
+  // The peaks stage again on deconvolved regions (none: the regions as they are).
+  enum class PeaksDeblur {
+    none,
+    smear,        // each region's own streak (deblurredPeaks)
+    sharedSmear,  // one streak for all regions (deblurredPeaks, sharedStreak)
+    defocus,      // each region's disc (defocusedPeaks)
+  };
   PeaksDeblur deblur_ = PeaksDeblur::none;
   bool blurCuesMeasured_ = false;
   ImageBlurCues blurCues_;
