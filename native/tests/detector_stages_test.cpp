@@ -1281,7 +1281,7 @@ TEST("detector: small light dots under a streak across the symbol's rows are rea
 
 // A pack photo out of focus: light dots of 3-4 px modules on their dark panel under a Gaussian of
 // half a module blur into one another, and the peak search finds no lattice or a broken one; the
-// defocus pass deconvolves each light region by a disc of 0.6 of its estimated radius (8 -> 18 of
+// defocus pass deconvolves each light region by a disc of 0.6 of its estimated radius (7 -> 18 of
 // 18; at 0.55 module 1 -> 14, at 0.6 none either way).
 TEST("detector: small light dots on a dark pack panel out of focus are read (defocus pass)") {
   int read = 0, tried = 0;
