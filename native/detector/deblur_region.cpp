@@ -13,10 +13,14 @@
 // streak; about 1.8 radii for a disc, averaged over the chords). Motion blur leaves the gradient
 // strongly anisotropic (structure tensor eigenvalue ratio 4-9 on the renders, 1.0-1.1 for a disc
 // or Gaussian); its direction is the weak gradient's, refined by the deepest minimum within 12
-// degrees. Autocorrelations come from one FFT of gx + i gy and two inverse FFTs.
+// degrees. Autocorrelations come from one FFT of gx + i gy and two inverse FFTs. A camera's shake
+// is one streak over the whole image: estimateSharedStreak averages several regions' windows, whose
+// own structures (panel edges, text) differ and average out. imageBlurCues measures the whole
+// image's motion and defocus evidence that gates the peaks stage's deconvolved re-reads.
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <vector>
 
 #include "detector/detector_internal.h"
@@ -167,9 +171,11 @@ void measureBlurCues(const GreyImage& region, BlurEstimate& out) {
   out.edgeWidth = static_cast<float>(range) / steep;
 }
 
-float motionAnisotropy(const GreyImage& img) {
+ImageBlurCues imageBlurCues(const GreyImage& img) {
   // every 6th pixel of every 6th row: about 25k samples in a 1280x720 frame
+  ImageBlurCues out;
   double jxx = 0, jyy = 0, jxy = 0;
+  int greys[256] = {0}, slopes[256] = {0}, total = 0;
   for (int y = 1; y + 1 < img.height; y += 6) {
     const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
     for (int x = 1; x + 1 < img.width; x += 6) {
@@ -177,16 +183,46 @@ float motionAnisotropy(const GreyImage& img) {
       // weighted by the squared gradient: the edges (dots, panel, text) speak, flat noise does not
       const double w = gx * gx + gy * gy;
       jxx += w * gx * gx, jyy += w * gy * gy, jxy += w * gx * gy;
+      greys[row[x]]++;
+      slopes[std::min(255, (std::abs(gx) + std::abs(gy)) / 2)]++;
+      ++total;
     }
   }
   const double tr = jxx + jyy, disc = std::sqrt(std::max(0.0, 0.25 * tr * tr - (jxx * jyy - jxy * jxy)));
   const double lo = 0.5 * tr - disc;
-  if (tr <= 0) return 1;
-  return lo > 0 ? static_cast<float>((0.5 * tr + disc) / lo) : 1e9f;
+  if (tr <= 0) return out;
+  out.weakAngle = 0.5f * static_cast<float>(std::atan2(2 * jxy, jxx - jyy)) + 0.5f * kPi;
+  out.anisotropy = lo > 0 ? static_cast<float>((0.5 * tr + disc) / lo) : 1e9f;
+  auto percentile = [total](const int* hist, double q) {
+    int acc = 0;
+    for (int v = 0; v < 256; ++v)
+      if ((acc += hist[v]) >= q * total) return v;
+    return 255;
+  };
+  out.edgeWidth = static_cast<float>(percentile(greys, 0.98) - percentile(greys, 0.02)) / static_cast<float>(std::max(1, percentile(slopes, 0.98)));
+  return out;
 }
 
-bool estimateBlur(const GreyImage& region, BlurEstimate& out) {
-  const GreyImage img = estimateWindow(region);
+namespace {
+
+// The autocorrelations of a window's gradient (gx with gx, gy with gy, gx with gy) at every lag,
+// as periodic n x n arrays: what the blur estimates read the kernel's edges from.
+struct GradientCorrelation {
+  int n = 0;
+  float maxLag = 0;  // the longest lag the window's size supports
+  std::vector<float> axx, ayy, axy;
+
+  // The autocorrelation of the gradient along (c, s) at lag L.
+  float along(float c, float s, float L) const {
+    const float x = L * c, y = L * s;
+    return c * c * samplePeriodic(axx, n, x, y) + c * s * (samplePeriodic(axy, n, x, y) + samplePeriodic(axy, n, -x, -y)) +
+        s * s * samplePeriodic(ayy, n, x, y);
+  }
+  // ... at lag 0 (the normaliser)
+  float atZero(float c, float s) const { return c * c * axx[0] + 2 * c * s * axy[0] + s * s * ayy[0]; }
+};
+
+bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
   const int w = img.width, h = img.height;
   if (w < 32 || h < 32) return false;
   const int n = pow2AtLeast(std::max(w, h) + static_cast<int>(kMaxLag) + 2);
@@ -213,46 +249,75 @@ bool estimateBlur(const GreyImage& region, BlurEstimate& out) {
     }
   fft2(autos, n, n, true);
   fft2(cross, n, n, true);
-  std::vector<float> axx(z.size()), ayy(z.size()), axy(z.size());
-  for (size_t i = 0; i < z.size(); ++i) axx[i] = autos[i].real(), ayy[i] = autos[i].imag(), axy[i] = cross[i].real();
-  // the autocorrelation of the gradient along (c, s) at lag L, normalised by its value at 0
-  auto directional = [&](float c, float s, float L) {
-    const float x = L * c, y = L * s;
-    return c * c * samplePeriodic(axx, n, x, y) + c * s * (samplePeriodic(axy, n, x, y) + samplePeriodic(axy, n, -x, -y)) +
-        s * s * samplePeriodic(ayy, n, x, y);
-  };
-  const float maxLag = std::min(kMaxLag, 0.3f * std::min(w, h));
-  float best = 0, bestLag = 0, bestAngle = 0;
-  if (out.motion) {
-    // the direction of the weak gradient, then the deepest minimum within 12 degrees of it
-    const float a0 = out.weakAngle;
-    for (int da = -12; da <= 12; da += 2) {
-      const float a = a0 + static_cast<float>(da) * kPi / 180, c = std::cos(a), s = std::sin(a);
-      const float zero = c * c * axx[0] + 2 * c * s * axy[0] + s * s * ayy[0];
-      if (zero <= 0) continue;
-      for (float L = 1.5f; L <= maxLag; L += 0.25f) {
-        const float v = directional(c, s, L) / zero;
-        if (v < best) best = v, bestLag = L, bestAngle = a;
-      }
-    }
-    out.length = bestLag;
-    out.angle = bestAngle;
-  } else {
-    constexpr int kDirections = 16;
-    const float zero = 0.5f * (axx[0] + ayy[0]);
+  out.n = n;
+  out.maxLag = std::min(kMaxLag, 0.3f * std::min(w, h));
+  out.axx.resize(z.size()), out.ayy.resize(z.size()), out.axy.resize(z.size());
+  for (size_t i = 0; i < z.size(); ++i) out.axx[i] = autos[i].real(), out.ayy[i] = autos[i].imag(), out.axy[i] = cross[i].real();
+  return true;
+}
+
+// The streak's search: the deepest minimum of the gradient's normalised autocorrelation, averaged
+// over the windows, along a direction within 12 degrees of weakAngle (the direction of the weak
+// gradient), at lags from 1.5 px.
+void deepestStreak(const std::vector<GradientCorrelation>& windows, float weakAngle, BlurEstimate& out) {
+  float best = 0, bestLag = 0, bestAngle = 0, maxLag = kMaxLag;
+  for (const GradientCorrelation& g : windows) maxLag = std::min(maxLag, g.maxLag);
+  std::vector<float> zero(windows.size());
+  for (int da = -12; da <= 12; da += 2) {
+    const float a = weakAngle + static_cast<float>(da) * kPi / 180, c = std::cos(a), s = std::sin(a);
+    int used = 0;
+    for (size_t k = 0; k < windows.size(); ++k) used += (zero[k] = windows[k].atZero(c, s)) > 0 ? 1 : 0;
+    if (used == 0) continue;
     for (float L = 1.5f; L <= maxLag; L += 0.25f) {
       float v = 0;
-      for (int k = 0; k < kDirections; ++k) {
-        const float a = static_cast<float>(k) * kPi / kDirections;
-        v += directional(std::cos(a), std::sin(a), L);
-      }
-      v /= kDirections * zero;
-      if (v < best) best = v, bestLag = L;
+      for (size_t k = 0; k < windows.size(); ++k)
+        if (zero[k] > 0) v += windows[k].along(c, s, L) / zero[k];
+      v /= static_cast<float>(used);
+      if (v < best) best = v, bestLag = L, bestAngle = a;
     }
-    out.radius = bestLag / kLagPerRadius;
   }
+  out.length = bestLag;
+  out.angle = bestAngle;
+  out.depth = -best;
+}
+
+}  // namespace
+
+bool estimateBlur(const GreyImage& region, BlurEstimate& out) {
+  std::vector<GradientCorrelation> g(1);
+  if (!correlateGradient(estimateWindow(region), g[0])) return false;
+  if (out.motion) {
+    // the direction of the weak gradient, then the deepest minimum within 12 degrees of it
+    deepestStreak(g, out.weakAngle, out);
+    return out.length > 0;
+  }
+  constexpr int kDirections = 16;
+  const float zero = 0.5f * (g[0].axx[0] + g[0].ayy[0]);
+  float best = 0, bestLag = 0;
+  for (float L = 1.5f; L <= g[0].maxLag; L += 0.25f) {
+    float v = 0;
+    for (int k = 0; k < kDirections; ++k) {
+      const float a = static_cast<float>(k) * kPi / kDirections;
+      v += g[0].along(std::cos(a), std::sin(a), L);
+    }
+    v /= kDirections * zero;
+    if (v < best) best = v, bestLag = L;
+  }
+  out.radius = bestLag / kLagPerRadius;
   out.depth = -best;
   return bestLag > 0;
+}
+
+bool estimateSharedStreak(const std::vector<GreyImage>& regions, float weakAngle, BlurEstimate& out) {
+  std::vector<GradientCorrelation> windows;
+  for (const GreyImage& r : regions) {
+    windows.emplace_back();
+    if (!correlateGradient(estimateWindow(r), windows.back())) windows.pop_back();
+  }
+  if (windows.empty()) return false;
+  out.motion = true;
+  deepestStreak(windows, weakAngle, out);
+  return out.length > 0;
 }
 
 void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,

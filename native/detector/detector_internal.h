@@ -173,13 +173,25 @@ struct BlurEstimate {
 // heavy blur renders, 1.0-1.6 on most text and texture): the cues' gate and the estimate's choice.
 constexpr float kMotionAnisotropy = 2.5f;
 void measureBlurCues(const GreyImage& img, BlurEstimate& out);
-// A whole image's evidence of motion blur, cheap enough for every image that reads nothing: the
-// eigenvalue ratio of its structure tensor weighted by the squared gradient (so that edges, not
-// flat noise, decide), on a sparse grid of samples. About 1-2 on sharp images; a streak over a
-// module or more leaves 4 and over on the real pack photos.
-float motionAnisotropy(const GreyImage& img);
+// A whole image's evidence of blur, cheap enough for every image that reads nothing, from one
+// sparse grid of samples (every 6th pixel of every 6th row).
+struct ImageBlurCues {
+  // Motion: the eigenvalue ratio of the structure tensor weighted by the squared gradient (so that
+  // edges, not flat noise, decide). About 1-2 on sharp images; a streak over a module or more
+  // leaves 4 and over on the real pack photos. weakAngle: the direction of the weak gradient,
+  // across the image's edges (radians).
+  float anisotropy = 1, weakAngle = 0;
+  // Defocus: the grey range (2nd to 98th percentile) over the steep slopes (98th percentile of
+  // (|gx| + |gy|) / 2, central differences over 2 px). About 2-3 px on sharp frames.
+  float edgeWidth = 0;
+};
+ImageBlurCues imageBlurCues(const GreyImage& img);
 // False when the region is too small or shows no blur edge.
 bool estimateBlur(const GreyImage& img, BlurEstimate& out);
+// One motion streak for several regions of an image (a camera's shake smears them all alike): the
+// deepest minimum of their windows' averaged gradient autocorrelations, within 12 degrees of
+// weakAngle. False when no region is large enough.
+bool estimateSharedStreak(const std::vector<GreyImage>& regions, float weakAngle, BlurEstimate& out);
 // The region deconvolved by a Wiener filter with the estimated kernel (regularisation relative to
 // a kernel of unit sum), into buf; out views buf.
 void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,

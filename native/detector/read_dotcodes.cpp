@@ -376,7 +376,7 @@ constexpr size_t kDefocusRetries = std::size(kDefocusRetryScales);
 constexpr float kDefocusRetryAnisotropy = 1.25f;
 constexpr float kDefocusRetryEdgeWidth = 3.2f;
 
-// Light dots smeared by motion (deblurredPeaks). The image's gradient anisotropy (motionAnisotropy):
+// Light dots smeared by motion (deblurredPeaks). The image's gradient anisotropy (ImageBlurCues):
 // 1.2-1.7 on the five empty 720p frames, 3.7-31 on the real pack photos under a 5-7 px streak that
 // the stage reads; 3 leaves a margin both ways. A region's estimated streak must lie within
 // kMinSmear..kMaxSmear px with an autocorrelation minimum of kMinSmearDepth; the Wiener filter's
@@ -386,6 +386,19 @@ constexpr float kMinSmear = 4.0f;
 constexpr float kMaxSmear = 16.0f;
 constexpr float kMinSmearDepth = 0.15f;
 constexpr float kSmearRegularisation = 0.03f;
+
+// Light dots under defocus (defocusedPeaks). The image's edge width (ImageBlurCues): 2.1-3.1 px on
+// the five empty 720p frames, 5.4 and over on the real pack photos under a Gaussian of 1.5 px (3.1
+// and over as taken, which read before the pass is asked); 4 leaves a margin both ways. A region's
+// disc is deconvolved at 0.6 of the estimated radius: the estimate reads a disc's radius from its
+// autocorrelation minimum (kLagPerRadius), and a lens's blur, nearer a Gaussian, shows that minimum
+// further out (sigma 1.5: 2.8-3.5 px estimated); a disc of radius 1.2-1.3 sigma keeps the lattice's
+// frequencies and inverts none (the pack photos under sigma 1.5: 0.6 of the estimate read 39 of 43,
+// 0.8 read 38, the estimate itself 34).
+constexpr float kDefocusEdgeWidth = 4.0f;
+constexpr float kDefocusPeaksRadius = 0.6f;
+constexpr float kMinDefocusPeaksRadius = 1.0f;
+constexpr float kMaxDefocusPeaksRadius = 6.0f;
 
 // A texture cluster (fitLattice: most of its dots have all four diagonal neighbours) of at least
 // kTextureMinDots dots marks its box, grown by kTextureMargin dot diameters, as texture; the harder
@@ -797,6 +810,7 @@ class PassSchedule {
         &PassSchedule::upsampled,         // dots of 2-3 px: regions read at twice the size
         &PassSchedule::upsampledPeaks,    // light dots of under 2.6 px: lattice boxes at twice the size
         &PassSchedule::deblurredPeaks,    // light dots smeared by motion: their region deconvolved
+        &PassSchedule::defocusedPeaks,    // light dots under defocus: their region deconvolved
     };
     for (Stage stage : kHarder) {
       (this->*stage)();
@@ -1072,16 +1086,14 @@ class PassSchedule {
     };
     workspace().peaks.forgetResponses();
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
-      if (smearPass_ && pass->dark) break;
+      if (deblur_ != PeaksDeblur::none && pass->dark) break;
       // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
       // the fast pass rejected as too big for a dot (the dark panel such prints sit on)
       // (in that order: the pixel budget goes to the likelier places first)
-      focusRegions(pass->dark ? dark_.focus : light_.focus, image_.width, image_.height, regions, false);
-      if (!pass->dark) {
-        std::vector<Rect> panels;
-        focusRegions(dark_.merged, image_.width, image_.height, panels, false);
-        regions.insert(regions.end(), panels.begin(), panels.end());
-      }
+      if (pass->dark)
+        focusRegions(dark_.focus, image_.width, image_.height, regions, false);
+      else
+        lightPeaksRegions(regions);
 #ifdef DC_PROF
       for (const Rect& r : regions) PPROF("  peaks %s region %d,%d-%d,%d\n", pass->dark ? "dark" : "light", r.x0, r.y0, r.x1, r.y1);
 #endif
@@ -1108,8 +1120,10 @@ class PassSchedule {
           GreyImage region = crop(r);
           GreyImage sharp;
           std::vector<uint8_t> sharpBuf;
-          if (smearPass_ && !unsmear(region, sharpBuf, sharp)) continue;
-          if (smearPass_) region = sharp;
+          if (deblur_ != PeaksDeblur::none) {
+            if (!(deblur_ == PeaksDeblur::defocus ? undefocus(region, sharpBuf, sharp) : unsmear(region, sharpBuf, sharp))) continue;
+            region = sharp;
+          }
           PassStats full;
           const bool shared = !smearPass_ && (pass->dark || readByBoth(r));
           run(region, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, full, shared);
@@ -1145,21 +1159,94 @@ class PassSchedule {
 
   // Light dots smeared by motion (a hand-held phone, a moving line: a streak of 5-7 px over modules
   // of 2.5-6 px): along the streak the dots run together, and the peak search finds no lattice or
-  // a broken one. When the image as a whole shows a streak's anisotropy (motionAnisotropy), the
+  // a broken one. When the image as a whole shows a streak's anisotropy (ImageBlurCues), the
   // light half of the peaks stage runs again with each region's blur estimated from the region
-  // itself and, where it is a streak of kMinSmear..kMaxSmear px, deconvolved first.
+  // itself and, where it is a streak of kMinSmear..kMaxSmear px, deconvolved first. When that
+  // reads nothing, once more with one streak for every region, estimated from all of them
+  // (sharedStreak).
   void deblurredPeaks() {
-    const float cue = motionAnisotropy(image_);
-    PPROF("  smear cue %.2f\n", cue);
-    if (cue < kSmearAnisotropy) return;
-    smearPass_ = true;
+    const ImageBlurCues& cues = blurCues();
+    PPROF("  smear cue %.2f\n", cues.anisotropy);
+    if (cues.anisotropy < kSmearAnisotropy) return;
+    deblur_ = PeaksDeblur::smear;
     peaks();
-    smearPass_ = false;
+    if (!found_ && !stop_ && sharedStreak(cues.weakAngle, sharedSmear_)) {
+      deblur_ = PeaksDeblur::sharedSmear;
+      peaks();
+    }
+    deblur_ = PeaksDeblur::none;
   }
 
-  // A region of the smear pass: its blur estimated and, when it is a streak, deconvolved into buf.
+  // Light dots under defocus (a lens focused off the pack, a soft camera: a Gaussian of 1.5 px over
+  // modules of 2.5-6 px): neighbouring dots blur into one another and the peak search finds
+  // no lattice or a broken one. When the image as a whole is soft (ImageBlurCues), the light half
+  // of the peaks stage runs again with each region deconvolved by a disc (undefocus).
+  void defocusedPeaks() {
+    PPROF("  defocus cue %.2f\n", blurCues().edgeWidth);
+    if (blurCues().edgeWidth < kDefocusEdgeWidth) return;
+    deblur_ = PeaksDeblur::defocus;
+    peaks();
+    deblur_ = PeaksDeblur::none;
+  }
+
+  // A region of the defocus pass: its disc estimated from the region itself (estimateBlur) and
+  // undone at kDefocusPeaksRadius of the estimate, into buf.
+  bool undefocus(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
+    if (static_cast<double>(region.width) * region.height > kDeblurPixels) return false;
+    BlurEstimate blur;
+    blur.motion = false;
+    if (!estimateBlur(region, blur)) return false;
+    PPROF("  defocused region %dx%d radius %.1f depth %.2f\n", region.width, region.height, blur.radius, blur.depth);
+    blur.radius *= kDefocusPeaksRadius;
+    if (blur.radius < kMinDefocusPeaksRadius || blur.radius > kMaxDefocusPeaksRadius) return false;
+    deblurRegion(region, blur, kSmearRegularisation, buf, out);
+    return true;
+  }
+
+  // The whole image's blur cues, measured once for both deblurring peaks stages.
+  const ImageBlurCues& blurCues() {
+    if (!blurCuesMeasured_) blurCues_ = imageBlurCues(image_), blurCuesMeasured_ = true;
+    return blurCues_;
+  }
+
+  // The light peaks regions, in the peaks stage's order: where the inverted pass saw light
+  // clusters, then the filled dark shapes the fast pass rejected as too big for a dot (the dark
+  // panel such prints sit on).
+  void lightPeaksRegions(std::vector<Rect>& regions) const {
+    focusRegions(light_.focus, image_.width, image_.height, regions, false);
+    std::vector<Rect> panels;
+    focusRegions(dark_.merged, image_.width, image_.height, panels, false);
+    regions.insert(regions.end(), panels.begin(), panels.end());
+  }
+
+  // A camera's shake smears the whole image by the same streak, but a region's own estimate
+  // (one 88 x 88 window) often takes its minimum from the region's structure instead: a panel's
+  // edges, text, the lattice's own rows (real pack photos under a 7 px streak at 90 degrees: 8-26
+  // px estimated, the true length read 30 of 43 photos instead of 22). Averaged over the windows
+  // of all the light regions, the structures differ and cancel while the streak's minimum adds up.
+  // The direction is searched around the whole image's weak gradient (the cue's), which the
+  // streak dominates once the cue passes.
+  bool sharedStreak(float weakAngle, BlurEstimate& out) {
+    std::vector<Rect> regions;
+    lightPeaksRegions(regions);
+    std::vector<GreyImage> crops;
+    for (const Rect& r : regions)
+      if (static_cast<int>(crops.size()) < kPeaksRegions && static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) <= kDeblurPixels)
+        crops.push_back(crop(r));
+    out = BlurEstimate{};
+    const bool ok = estimateSharedStreak(crops, weakAngle, out);
+    PPROF("  shared streak over %zu regions: length %.1f angle %.0f depth %.2f\n", crops.size(), out.length, out.angle * 57.3f, out.depth);
+    return ok && out.depth >= kMinSmearDepth && out.length >= kMinSmear && out.length <= kMaxSmear;
+  }
+
+  // A region of the smear pass: its blur estimated (or the shared streak) and, when it is a
+  // streak, deconvolved into buf.
   bool unsmear(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
     if (static_cast<double>(region.width) * region.height > kDeblurPixels) return false;
+    if (deblur_ == PeaksDeblur::sharedSmear) {
+      deblurRegion(region, sharedSmear_, kSmearRegularisation, buf, out);
+      return true;
+    }
     BlurEstimate blur;
     measureBlurCues(region, blur);
     blur.motion = true;  // (a panel's edges and text make the cue's ratio a poor judge here)
@@ -1201,7 +1288,17 @@ class PassSchedule {
   // Lattices that did not read and reach beyond the crop they were found in (a focus region can
   // hold only part of a symbol): their image box, to be read again whole.
   std::vector<Rect> spill_, spillPeaksLight_, spillPeaksDark_;
-  bool smearPass_ = false;      // the peaks stage again, on regions deconvolved (deblurredPeaks)
+  // The peaks stage again on deconvolved regions (none: the regions as they are).
+  enum class PeaksDeblur {
+    none,
+    smear,        // each region's own streak (deblurredPeaks)
+    sharedSmear,  // one streak for all regions (deblurredPeaks, sharedStreak)
+    defocus,      // each region's disc (defocusedPeaks)
+  };
+  PeaksDeblur deblur_ = PeaksDeblur::none;
+  bool blurCuesMeasured_ = false;
+  ImageBlurCues blurCues_;
+  BlurEstimate sharedSmear_;
   std::vector<Rect> fine_;      // boxes of light lattices of very small modules (upsampledPeaks)
   std::vector<Rect> textures_;  // boxes of large dotted textures any pass found
 };
