@@ -1076,9 +1076,10 @@ class PassSchedule {
     // The dark regions are mostly the fast pass's focus regions, and those that are its filled
     // shapes are light regions too (the dark panels light dots sit on): a light read of such a
     // region keeps its response, which the dark read negates instead of computing its own
-    // (PeakParams::keepResponse; the same peaks). Not in the smear pass (no dark polarity).
+    // (PeakParams::keepResponse; the same peaks). Not in the deblurred re-runs (their regions are
+    // deconvolved copies, and they have no dark polarity).
     std::vector<Rect> darkRegions;
-    if (!smearPass_) focusRegions(dark_.focus, image_.width, image_.height, darkRegions, false);
+    if (deblur_ == PeaksDeblur::none) focusRegions(dark_.focus, image_.width, image_.height, darkRegions, false);
     auto readByBoth = [&](const Rect& r) {
       for (const Rect& d : darkRegions)
         if (d.x0 == r.x0 && d.y0 == r.y0 && d.x1 == r.x1 && d.y1 == r.y1) return true;
@@ -1125,7 +1126,7 @@ class PassSchedule {
             region = sharp;
           }
           PassStats full;
-          const bool shared = !smearPass_ && (pass->dark || readByBoth(r));
+          const bool shared = deblur_ == PeaksDeblur::none && (pass->dark || readByBoth(r));
           run(region, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, full, shared);
           // Dots of 4+ px have several maxima of the small centre-surround filter (their rims);
           // at half resolution the same filter fits them (a quarter of the work). Not where the
