@@ -131,6 +131,32 @@ GreyImage estimateWindow(const GreyImage& img) {
   return GreyImage{img.data + static_cast<size_t>((img.height - h) / 2) * img.stride + (img.width - w) / 2, w, h, img.stride};
 }
 
+// The grey level below which a share q of a 256-bin histogram's `total` counts lie.
+int histogramPercentile(const int* hist, int total, double q) {
+  int acc = 0;
+  for (int v = 0; v < 256; ++v)
+    if ((acc += hist[v]) >= q * total) return v;
+  return 255;
+}
+
+// Edge width: the grey range (2nd to 98th percentile) over the steep slopes (98th percentile of
+// (|gx| + |gy|) / 2, central differences over 2 px), from histograms of the same samples.
+float edgeWidth(const int* greys, const int* slopes, int total) {
+  const int range = histogramPercentile(greys, total, 0.98) - histogramPercentile(greys, total, 0.02);
+  return static_cast<float>(range) / static_cast<float>(std::max(1, histogramPercentile(slopes, total, 0.98)));
+}
+
+// A structure tensor's eigenvalue ratio (strong over weak gradient) and the direction of its weak
+// gradient; false (both left as they are) when the tensor is empty.
+bool tensorShape(double jxx, double jyy, double jxy, float& anisotropy, float& weakAngle) {
+  const double tr = jxx + jyy, disc = std::sqrt(std::max(0.0, 0.25 * tr * tr - (jxx * jyy - jxy * jxy)));
+  if (tr <= 0) return false;
+  const double lo = 0.5 * tr - disc;
+  anisotropy = lo > 0 ? static_cast<float>((0.5 * tr + disc) / lo) : 1e9f;
+  weakAngle = 0.5f * static_cast<float>(std::atan2(2 * jxy, jxx - jyy)) + 0.5f * kPi;
+  return true;
+}
+
 }  // namespace
 
 void measureBlurCues(const GreyImage& region, BlurEstimate& out) {
@@ -147,28 +173,13 @@ void measureBlurCues(const GreyImage& region, BlurEstimate& out) {
       greys[img.at(x, y)]++;
       slopes[std::min(255, (std::abs(gx) + std::abs(gy)) / 2)]++;
     }
-  const double tr = jxx + jyy, disc = std::sqrt(std::max(0.0, 0.25 * tr * tr - (jxx * jyy - jxy * jxy)));
-  if (tr <= 0) return;
-  const double lo = 0.5 * tr - disc;
-  out.anisotropy = lo > 0 ? static_cast<float>((0.5 * tr + disc) / lo) : 1e9f;
+  if (!tensorShape(jxx, jyy, jxy, out.anisotropy, out.weakAngle)) return;
   out.motion = out.anisotropy > kMotionAnisotropy;
-  out.weakAngle = 0.5f * static_cast<float>(std::atan2(2 * jxy, jxx - jyy)) + 0.5f * kPi;
-  // edge width: the grey range (2nd to 98th percentile) over the steep slopes (98th percentile of
-  // |gx| + |gy| per pixel, central differences over 2 px): about 1-2 px on a sharp print
-  auto percentile = [](const int* hist, int total, double q) {
-    int acc = 0;
-    for (int v = 0; v < 256; ++v)
-      if ((acc += hist[v]) >= q * total) return v;
-    return 255;
-  };
   int total = 0;
   for (int v = 0; v < 256; ++v) total += greys[v];
-  const int lo2 = percentile(greys, total, 0.02), hi98 = percentile(greys, total, 0.98);
-  const int range = hi98 - lo2;
   // a symbol inks under a third of its area, so the ground holds the median, blurred or not
-  out.lightDots = 2 * percentile(greys, total, 0.5) < lo2 + hi98;
-  const int steep = std::max(1, percentile(slopes, total, 0.98));
-  out.edgeWidth = static_cast<float>(range) / steep;
+  out.lightDots = 2 * histogramPercentile(greys, total, 0.5) < histogramPercentile(greys, total, 0.02) + histogramPercentile(greys, total, 0.98);
+  out.edgeWidth = edgeWidth(greys, slopes, total);  // about 1-2 px on a sharp print
 }
 
 ImageBlurCues imageBlurCues(const GreyImage& img) {
@@ -188,18 +199,7 @@ ImageBlurCues imageBlurCues(const GreyImage& img) {
       ++total;
     }
   }
-  const double tr = jxx + jyy, disc = std::sqrt(std::max(0.0, 0.25 * tr * tr - (jxx * jyy - jxy * jxy)));
-  const double lo = 0.5 * tr - disc;
-  if (tr <= 0) return out;
-  out.weakAngle = 0.5f * static_cast<float>(std::atan2(2 * jxy, jxx - jyy)) + 0.5f * kPi;
-  out.anisotropy = lo > 0 ? static_cast<float>((0.5 * tr + disc) / lo) : 1e9f;
-  auto percentile = [total](const int* hist, double q) {
-    int acc = 0;
-    for (int v = 0; v < 256; ++v)
-      if ((acc += hist[v]) >= q * total) return v;
-    return 255;
-  };
-  out.edgeWidth = static_cast<float>(percentile(greys, 0.98) - percentile(greys, 0.02)) / static_cast<float>(std::max(1, percentile(slopes, 0.98)));
+  if (tensorShape(jxx, jyy, jxy, out.anisotropy, out.weakAngle)) out.edgeWidth = edgeWidth(greys, slopes, total);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <iterator>
+#include <optional>
 
 #include "detector/debug_log.h"
 #include "detector/detector_internal.h"
@@ -1077,7 +1078,7 @@ class PassSchedule {
     // shapes are light regions too (the dark panels light dots sit on): a light read of such a
     // region keeps its response, which the dark read negates instead of computing its own
     // (PeakParams::keepResponse; the same peaks). Not in the deblurred re-runs (their regions are
-    // deconvolved copies, and they have no dark polarity).
+    // deconvolved copies, and they have no dark polarity). The dark pass reads these regions too.
     std::vector<Rect> darkRegions;
     if (deblur_ == PeaksDeblur::none) focusRegions(dark_.focus, image_.width, image_.height, darkRegions, false);
     auto readByBoth = [&](const Rect& r) {
@@ -1092,7 +1093,7 @@ class PassSchedule {
       // the fast pass rejected as too big for a dot (the dark panel such prints sit on)
       // (in that order: the pixel budget goes to the likelier places first)
       if (pass->dark)
-        focusRegions(dark_.focus, image_.width, image_.height, regions, false);
+        regions = darkRegions;
       else
         lightPeaksRegions(regions);
 #ifdef DC_PROF
@@ -1206,8 +1207,8 @@ class PassSchedule {
 
   // The whole image's blur cues, measured once for both deblurring peaks stages.
   const ImageBlurCues& blurCues() {
-    if (!blurCuesMeasured_) blurCues_ = imageBlurCues(image_), blurCuesMeasured_ = true;
-    return blurCues_;
+    if (!blurCues_) blurCues_ = imageBlurCues(image_);
+    return *blurCues_;
   }
 
   // The light peaks regions, in the peaks stage's order: where the inverted pass saw light
@@ -1297,8 +1298,7 @@ class PassSchedule {
     defocus,      // each region's disc (defocusedPeaks)
   };
   PeaksDeblur deblur_ = PeaksDeblur::none;
-  bool blurCuesMeasured_ = false;
-  ImageBlurCues blurCues_;
+  std::optional<ImageBlurCues> blurCues_;  // (measured when a deblurring peaks stage first asks)
   BlurEstimate sharedSmear_;
   std::vector<Rect> fine_;      // boxes of light lattices of very small modules (upsampledPeaks)
   std::vector<Rect> textures_;  // boxes of large dotted textures any pass found

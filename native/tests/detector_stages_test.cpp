@@ -1299,6 +1299,7 @@ TEST("detector: small light dots on a dark pack panel out of focus are read (def
   REQUIRE(tried == 18);
   CHECK(read >= 16);
 }
+
 namespace {
 
 // A strong JPEG compression: every 8x8 block's DCT coefficients quantised with the standard
