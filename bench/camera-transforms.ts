@@ -255,6 +255,8 @@ export const TUNING_TRANSFORMS: readonly CameraTransform[] = [
   transform('tilt35', 'plane tilted 35 degrees about the vertical', tilt(35, 'vertical')),
   transform('tilt45', 'plane tilted 45 degrees about the vertical', tilt(45, 'vertical')),
   transform('tiltH35', 'plane tilted 35 degrees about the horizontal', tilt(35, 'horizontal')),
+  // dark dots on a light ground (a pack's inkjet code box); its glare and aimer band turn dark too
+  transform('negative', "the photo's negative", tone((v) => 255 - v)),
 ];
 
 /** Conditions never looked at while tuning: reported separately, the check that a gain is general. */

@@ -213,6 +213,29 @@ describe('DotCode generator (synthetic read-rate images)', function () {
     assert.equal(humanReadable('CW118DB8ZTFE'), 'CW1 18D B8Z TFE');
   });
 
+  it('pack-dark scenes: the same pack scenes with dark dots on a light code box', async () => {
+    for (let seed = 1; seed <= 6; seed++) {
+      const s = await renderSample('pack-dark', seed);
+      const m = s.matrix!;
+      assert.equal(s.category, 'pack-dark');
+      assert.equal(s.params.marking, 'dark');
+      assert.ok(m.rows >= 5 && m.rows <= 12 && m.cols >= 3 * m.rows, `${s.name}: ${m.rows}x${m.cols}`);
+      assert.ok(s.truth!.pitch >= 2 && s.truth!.pitch <= 4.5, `${s.name}: pitch ${s.truth!.pitch}`);
+      let dots = 0;
+      let empties = 0;
+      let nd = 0;
+      let ne = 0;
+      for (let r = 0; r < m.rows; r++) for (let c = r % 2; c < m.cols; c += 2) {
+        const [x, y] = s.truth!.centre(r, c);
+        const g = s.grey[Math.round(y - 0.5) * s.width + Math.round(x - 0.5)];
+        if (s.truth!.printed[r * m.cols + c]) { dots += g; nd++; } else { empties += g; ne++; }
+      }
+      assert.ok(dots / nd + 15 < empties / ne, `${s.name}: dots ${dots / nd} vs empty ${empties / ne}`);
+    }
+    // (the light scenes draw the same numbers as before the dark marking existed)
+    assert.equal((await renderSample('pack', 1)).params.marking, 'light');
+  });
+
   it('glare that clips a light-dot print at white turns its positions into dots in the truth; mild glare does not', () => {
     const m = encode({ text: 'CW118DB8ZTFE' }, 'bwip-js', { rows: 8 });
     const style: DotStyle = { spread: 0.7, ink: 0.85, paper: 0.15, posJitter: 0, sizeJitter: 0, inkJitter: 0, roughness: 0 };
