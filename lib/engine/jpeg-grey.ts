@@ -8,6 +8,7 @@
 // profile, CMYK/YCCK/Adobe files) or that libjpeg warns about goes through sharp as before.
 import { loadAddon, type Addon } from './addon';
 import type { GreyImage } from './image';
+import { givePlane, takePlane } from './plane-pool';
 
 /** EXIF orientations that make sharp's rotate() turn or mirror the image (others leave it). */
 const TURNING_ORIENTATIONS = new Set([2, 3, 4, 5, 6, 7, 8]);
@@ -103,7 +104,9 @@ export function addonTakesJpeg(bytes: Uint8Array, width: number | null, height: 
  */
 export async function jpegGreyInAddon(bytes: Uint8Array, width: number | null, height: number | null): Promise<GreyImage | null> {
   if (!addonTakesJpeg(bytes, width, height)) return null;
-  const grey = new Uint8Array(width! * height!);
+  const grey = takePlane(width! * height!);
   const refused = await jpegReader()!.jpegToGrey!(bytes, grey);
-  return refused === null ? { data: grey, width: width!, height: height!, owned: true } : null;
+  if (refused === null) return { data: grey, width: width!, height: height!, owned: true };
+  givePlane(grey);
+  return null;
 }
