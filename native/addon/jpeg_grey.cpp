@@ -11,7 +11,8 @@
 #endif
 
 #if defined(__has_include)
-#if __has_include(<jpeglib.h>) && __has_include(<dlfcn.h>)
+// jconfig.h too: a cross compiler may see the build machine's jpeglib.h without its own jconfig.h
+#if __has_include(<jpeglib.h>) && __has_include(<jconfig.h>) && __has_include(<dlfcn.h>)
 #define DCJPEG_WITH_LIBJPEG 1
 #endif
 #endif
