@@ -5,6 +5,8 @@
       "sources": ["<!@(node tools/list-sources.js)"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native"],
       "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      # libjpeg is opened at run time (native/addon/jpeg_grey.cpp): dlopen needs -ldl before glibc 2.34.
+      "conditions": [["OS=='linux'", { "libraries": ["-ldl"] }]],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
       # -ffp-contract=off: no fused multiply-add (aarch64 g++ fuses a*b+c by default), so the

@@ -123,6 +123,14 @@ export interface Addon {
   /** The same read as readImageSync, with what every detector stage saw (dotcode inspect). */
   inspectImageSync(grey: Uint8Array, width: number, height: number, options?: NativeReadOptions): NativeInspection;
   decodeGrid(grid: NativeGrid, options?: { erasureMargin?: number }): NativeSymbol | null;
+  /**
+   * A JPEG's grey plane written into `grey` (one byte per pixel, allocated by the caller at the
+   * size the header names) by libjpeg-turbo on the libuv pool: null when done, else why it refused
+   * (native/addon/jpeg_grey.h). Absent from the WebAssembly reader and older addons.
+   */
+  jpegToGrey?(bytes: Uint8Array, grey: Uint8Array): Promise<string | null>;
+  /** Whether jpegToGrey can answer with a plane here (libjpeg-turbo found at run time). */
+  jpegAvailable?(): boolean;
 }
 
 let addon: Addon | undefined;

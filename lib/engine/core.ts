@@ -45,6 +45,8 @@ export interface Readers {
   grey(input: WireInput): Promise<GreyImage | { error: string }>;
   dotcode(grey: GreyImage, maxSymbols: number, options: DotCodeOptions): Promise<DotCodeSymbol[]>;
   zxing(job: ZXingJob): Promise<JobAnswer>;
+  /** Takes back the plane the grey step made once both readers are done with it (plane-pool.ts). */
+  release?(grey: GreyImage): void;
 }
 
 function gs1For(text: string, mode: Gs1Mode, symbolIsGs1: boolean, symbologyId: string): Gs1Result | null {
@@ -122,7 +124,15 @@ export async function greyHere(input: WireInput): Promise<GreyImage | { error: s
 export async function runJob(job: Job, readers: Readers): Promise<JobAnswer> {
   const made = await readers.grey(job.input);
   if ('error' in made) return { error: made.error, symbols: [] };
-  const grey = made;
+  try {
+    return await readGrey(job, made, readers);
+  } finally {
+    // every reader has answered: no one holds the plane now (one moved to a worker is detached)
+    if (made.owned) readers.release?.(made);
+  }
+}
+
+async function readGrey(job: Job, grey: GreyImage, readers: Readers): Promise<JobAnswer> {
   if (job.speed === 'video' && !job.format && !job.all) return readBoth(job, grey, readers);
   const symbols: SymbolAnswer[] = [];
 

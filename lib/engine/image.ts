@@ -6,6 +6,7 @@ import { promises as fsp } from 'fs';
 import { lumaPlane } from './luma';
 import { pngToGrey } from './png-grey';
 import { webpToGrey } from './webp-grey';
+import { addonTakesJpeg, jpegGreyInAddon } from './jpeg-grey';
 import type { ImageProbe } from './types';
 import { EngineError } from './errors';
 import { MAX_PIXELS } from './limits';
@@ -108,6 +109,11 @@ async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
   // this machine, where the luma loop here takes about 3 ms (the bound and the cost that
   // rawToGrey already accepts for raw colour frames).
   const pixels = probe.width !== null && probe.height !== null ? probe.width * probe.height : Infinity;
+  // JPEGs sharp would only decode: libjpeg-turbo in the addon, the same bytes (jpeg-grey.ts).
+  if (probe.type === 'jpeg') {
+    const g = await jpegGreyInAddon(bytes, probe.width, probe.height);
+    if (g) return g;
+  }
   if (pixels <= SMALL_IMAGE_PIXELS && probe.type === 'png') {
     const g = pngToGrey(bytes);
     if (g) return { ...g, owned: true };
@@ -267,6 +273,8 @@ export function decodesBetterOffThread(bytes: Uint8Array): boolean {
   const probe = probeImage(bytes);
   if (!probe.type || !probe.width || !probe.height) return false;
   const pixels = probe.width * probe.height;
+  // The addon decodes such a JPEG on a libuv thread: the caller's thread only queues it.
+  if (probe.type === 'jpeg' && addonTakesJpeg(bytes, probe.width, probe.height)) return false;
   return pixels > SMALL_IMAGE_PIXELS && pixels <= MAX_PIXELS;
 }
 

@@ -23,6 +23,7 @@ import { loadWebP } from './webp-grey';
 import { describeInput, inspectPrepared } from './inspect';
 import { failedReport } from './inspect-report';
 import { prepare } from './prepare';
+import { dropPlanes, givePlane } from './plane-pool';
 import { setOtherReaders } from './frame-reader';
 import {
   FORMATS, GS1_MODES, SPEEDS,
@@ -101,6 +102,9 @@ const callerReaders: Readers = {
   grey: greyStep,
   dotcode: readDotCodeAsync,
   zxing: zxingStep,
+  // zxingStep has copied or moved the plane, or read it, before it returns: at the job's end the
+  // plane is free to be reused by the next decode here
+  release: (grey) => givePlane(grey.data),
 };
 
 async function runHere(job: Job): Promise<JobAnswer> {
@@ -269,6 +273,7 @@ export async function close(): Promise<void> {
   const b = bridge;
   pool = null;
   bridge = null;
+  dropPlanes();
   await Promise.all([p?.close(), b?.close()]);
 }
 

@@ -9,6 +9,7 @@
 #include <functional>
 #include <initializer_list>
 
+#include "addon/jpeg_grey.h"
 #include "detector/dotcode_reader.h"
 #include "detector/frame_fusion.h"
 #include "dotcode/dotcode_symbol.h"
@@ -332,6 +333,30 @@ Napi::Value ReadImage(const Napi::CallbackInfo& info) {
       ->start();
 }
 
+// jpegToGrey(bytes, grey) -> Promise<null | refusal> on the libuv pool (addon/jpeg_grey.h): the
+// plane is written into `grey`, which the caller allocates at the size its header names, so it
+// is ordinary JS memory (movable to a worker thread). jpegAvailable() tells whether libjpeg was
+// found, so the engine asks only where the answer can be a plane.
+Napi::Value JpegToGrey(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsTypedArray() || !info[1].IsTypedArray()) {
+    Napi::TypeError::New(env, "expected (bytes: Uint8Array, grey: Uint8Array)").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+  Napi::Uint8Array grey = info[1].As<Napi::Uint8Array>();
+  const uint8_t* in = bytes.Data();
+  const size_t inSize = bytes.ByteLength();
+  uint8_t* out = grey.Data();
+  const size_t outSize = grey.ByteLength();
+  return (new PromiseWorker<const char*>(
+              env, {info[0], info[1]}, [in, inSize, out, outSize] { return dcjpeg::decode(in, inSize, out, outSize); },
+              [](Napi::Env env, const char* refused) -> Napi::Value { return refused ? Napi::Value(Napi::String::New(env, refused)) : env.Null(); }))
+      ->start();
+}
+
+Napi::Value JpegAvailable(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), dcjpeg::available()); }
+
 // Video fusion (detector/frame_fusion.h): createFrameFusion(maxFrames) -> handle;
 // pushFrame(handle, grey, width, height[, options]) -> Promise<{ reads, seen, detectMs, fuseMs }>
 // (runs on the libuv pool; the caller must not push the same handle twice at once);
@@ -400,6 +425,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("readImageSync", Napi::Function::New(env, ReadImageSync));
   exports.Set("readImage", Napi::Function::New(env, ReadImage));
   exports.Set("inspectImageSync", Napi::Function::New(env, InspectImageSync));
+  exports.Set("jpegToGrey", Napi::Function::New(env, JpegToGrey));
+  exports.Set("jpegAvailable", Napi::Function::New(env, JpegAvailable));
   return exports;
 }
 
