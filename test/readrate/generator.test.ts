@@ -190,6 +190,21 @@ describe('DotCode generator (synthetic read-rate images)', function () {
 
   // ---- issue 11 scenes
 
+  /** The mean grey at the printed dots' centres and at the empty lattice positions'. */
+  function meanLevels(s: Awaited<ReturnType<typeof renderSample>>): { dots: number; empties: number } {
+    const m = s.matrix!;
+    let dots = 0;
+    let empties = 0;
+    let nd = 0;
+    let ne = 0;
+    for (let r = 0; r < m.rows; r++) for (let c = r % 2; c < m.cols; c += 2) {
+      const [x, y] = s.truth!.centre(r, c);
+      const g = s.grey[Math.round(y - 0.5) * s.width + Math.round(x - 0.5)];
+      if (s.truth!.printed[r * m.cols + c]) { dots += g; nd++; } else { empties += g; ne++; }
+    }
+    return { dots: dots / nd, empties: empties / ne };
+  }
+
   it('pack scenes: 640x480 or 1280x720 frames, 5-12 rows much wider than tall, 2-4.5 px modules, light dots', async () => {
     for (let seed = 1; seed <= 6; seed++) {
       const s = await renderSample('pack', seed);
@@ -199,16 +214,8 @@ describe('DotCode generator (synthetic read-rate images)', function () {
       assert.ok(s.truth!.pitch >= 2 && s.truth!.pitch <= 4.5, `${s.name}: pitch ${s.truth!.pitch}`);
       assert.match(s.expectedText!, /^[A-Z0-9]{10,20}$/);
       // Light dots: the printed dots are brighter than the empty lattice positions around them.
-      let dots = 0;
-      let empties = 0;
-      let nd = 0;
-      let ne = 0;
-      for (let r = 0; r < m.rows; r++) for (let c = r % 2; c < m.cols; c += 2) {
-        const [x, y] = s.truth!.centre(r, c);
-        const g = s.grey[Math.round(y - 0.5) * s.width + Math.round(x - 0.5)];
-        if (s.truth!.printed[r * m.cols + c]) { dots += g; nd++; } else { empties += g; ne++; }
-      }
-      assert.ok(dots / nd > empties / ne + 15, `${s.name}: dots ${dots / nd} vs empty ${empties / ne}`);
+      const { dots, empties } = meanLevels(s);
+      assert.ok(dots > empties + 15, `${s.name}: dots ${dots} vs empty ${empties}`);
     }
     assert.equal(humanReadable('CW118DB8ZTFE'), 'CW1 18D B8Z TFE');
   });
@@ -221,16 +228,8 @@ describe('DotCode generator (synthetic read-rate images)', function () {
       assert.equal(s.params.marking, 'dark');
       assert.ok(m.rows >= 5 && m.rows <= 12 && m.cols >= 3 * m.rows, `${s.name}: ${m.rows}x${m.cols}`);
       assert.ok(s.truth!.pitch >= 2 && s.truth!.pitch <= 4.5, `${s.name}: pitch ${s.truth!.pitch}`);
-      let dots = 0;
-      let empties = 0;
-      let nd = 0;
-      let ne = 0;
-      for (let r = 0; r < m.rows; r++) for (let c = r % 2; c < m.cols; c += 2) {
-        const [x, y] = s.truth!.centre(r, c);
-        const g = s.grey[Math.round(y - 0.5) * s.width + Math.round(x - 0.5)];
-        if (s.truth!.printed[r * m.cols + c]) { dots += g; nd++; } else { empties += g; ne++; }
-      }
-      assert.ok(dots / nd + 15 < empties / ne, `${s.name}: dots ${dots / nd} vs empty ${empties / ne}`);
+      const { dots, empties } = meanLevels(s);
+      assert.ok(dots + 15 < empties, `${s.name}: dots ${dots} vs empty ${empties}`);
     }
     // (the light scenes draw the same numbers as before the dark marking existed)
     assert.equal((await renderSample('pack', 1)).params.marking, 'light');
