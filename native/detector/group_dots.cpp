@@ -44,8 +44,11 @@ void groupDots(const std::vector<Blob>& blobs, const SpatialIndex& index, int mi
     }
     clusters[slot[r]].push_back(i);
   }
-  std::sort(clusters.begin(), clusters.end(),
-            [](const std::vector<int>& a, const std::vector<int>& b) { return a.size() > b.size(); });
+  // stable: clusters of equal size keep the order of their first dots, whatever the standard
+  // library (std::sort leaves ties in an order of its own, and libc++ in the WebAssembly build
+  // chose another than libstdc++: the two readers then tried equal clusters in different orders)
+  std::stable_sort(clusters.begin(), clusters.end(),
+                   [](const std::vector<int>& a, const std::vector<int>& b) { return a.size() > b.size(); });
 }
 
 void groupSeeds(const std::vector<Blob>& peaks, const std::vector<uint8_t>& seed, int width, int height, float cell,
