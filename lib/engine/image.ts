@@ -6,7 +6,7 @@ import { promises as fsp } from 'fs';
 import { lumaPlane } from './luma';
 import { pngToGrey } from './png-grey';
 import { webpToGrey } from './webp-grey';
-import { addonTakesJpeg, jpegGreyInAddon } from './jpeg-grey';
+import { addonTakesJpeg, isStartOfFrame, jpegGreyInAddon } from './jpeg-grey';
 import type { ImageProbe } from './types';
 import { EngineError } from './errors';
 import { MAX_PIXELS } from './limits';
@@ -53,8 +53,7 @@ export function probeImage(bytes: Uint8Array): ImageProbe {
       const m = b[o + 1];
       if (m === 0xff) { o++; continue; }
       if (m === 0xd8 || m === 0x01 || (m >= 0xd0 && m <= 0xd7)) { o += 2; continue; }
-      const isSof = m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
-      if (isSof) return { type: 'jpeg', width: u16be(o + 7), height: u16be(o + 5) };
+      if (isStartOfFrame(m)) return { type: 'jpeg', width: u16be(o + 7), height: u16be(o + 5) };
       if (m === 0xd9 || m === 0xda) break;
       o += 2 + u16be(o + 2);
     }

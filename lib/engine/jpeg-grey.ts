@@ -10,6 +10,11 @@ import { loadAddon, type Addon } from './addon';
 import type { GreyImage } from './image';
 import { givePlane, takePlane } from './plane-pool';
 
+/** Whether a JPEG marker starts a frame (SOF0-15 but DHT, JPG and DAC, which share the range). */
+export function isStartOfFrame(m: number): boolean {
+  return m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
+}
+
 /** EXIF orientations that make sharp's rotate() turn or mirror the image (others leave it). */
 const TURNING_ORIENTATIONS = new Set([2, 3, 4, 5, 6, 7, 8]);
 
@@ -60,7 +65,7 @@ export function plainJpeg(b: Uint8Array): boolean {
     const start = o + 4;
     const end = o + 2 + ((b[o + 2] << 8) | b[o + 3]);
     if (end > b.length || end < start) return false;
-    if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc) {
+    if (isStartOfFrame(m)) {
       // SOF0-2 at 8 bits only: lossless, 12-bit and arithmetic-coded frames stay with sharp
       if (m > 0xc2 || b[start] !== 8 || frame) return false;
       frame = true;
