@@ -225,6 +225,12 @@ constexpr float kBlockCoded = 1.9f;
 // borders smoothed, then a Gaussian of 0.7 px; out views buf) and returns true; otherwise false.
 bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 
+// Resampling by two (resample_image.cpp), into buf (out views it, rows packed): bilinear
+// upsampling with pixel centres aligned (weights 3/4 and 1/4, rounded half up), and the mean of
+// each 2x2 block (an odd last row or column dropped).
+void upsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
+void downsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
+
 // The image's grey levels as floats, rows packed (for the whole-image smoothing re-reads).
 std::vector<float> greyToFloat(const GreyImage& in);
 // f smoothed by a separable Gaussian of the given variance (sigma squared, px^2; radius 3 sigma

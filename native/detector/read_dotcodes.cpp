@@ -79,40 +79,6 @@ Workspace& workspace() {
   return ws;
 }
 
-// Bilinear 2x upsampling.
-void upsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
-  const int W = in.width * 2, H = in.height * 2;
-  buf.resize(static_cast<size_t>(W) * H);
-  for (int y = 0; y < H; ++y) {
-    float sy = (y + 0.5f) / 2 - 0.5f;
-    int y0 = std::max(0, static_cast<int>(std::floor(sy)));
-    int y1 = std::min(in.height - 1, y0 + 1);
-    float fy = std::min(1.0f, std::max(0.0f, sy - y0));
-    for (int x = 0; x < W; ++x) {
-      float sx = (x + 0.5f) / 2 - 0.5f;
-      int x0 = std::max(0, static_cast<int>(std::floor(sx)));
-      int x1 = std::min(in.width - 1, x0 + 1);
-      float fx = std::min(1.0f, std::max(0.0f, sx - x0));
-      float v = (in.at(x0, y0) * (1 - fx) + in.at(x1, y0) * fx) * (1 - fy) + (in.at(x0, y1) * (1 - fx) + in.at(x1, y1) * fx) * fy;
-      buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(std::lround(v));
-    }
-  }
-  out = GreyImage::packed(buf.data(), W, H);
-}
-
-// 2x2 box downsampling (odd last row/column dropped).
-void downsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
-  const int W = in.width / 2, H = in.height / 2;
-  buf.resize(static_cast<size_t>(W) * H);
-  for (int y = 0; y < H; ++y) {
-    const uint8_t* a = in.data + static_cast<size_t>(2 * y) * in.stride;
-    const uint8_t* b = a + in.stride;
-    uint8_t* o = &buf[static_cast<size_t>(y) * W];
-    for (int x = 0; x < W; ++x) o[x] = static_cast<uint8_t>((a[2 * x] + a[2 * x + 1] + b[2 * x] + b[2 * x + 1] + 2) >> 2);
-  }
-  out = GreyImage::packed(buf.data(), W, H);
-}
-
 struct Rect {
   int x0, y0, x1, y1;
 };
