@@ -1537,3 +1537,44 @@ TEST("detector stages: a flat lattice with a few dots at wrong positions is note
     }
   CHECK(worst < 0.6);  // (0.45: the residual field still leans towards the strays; 0.82 with local fits)
 }
+
+// sampleGrid's ground and its ink level past the lattice's box take the extremes of a few grey
+// values without sorting them: the same values a sort gives, with ties (grey levels repeat).
+TEST("detector stages: the sampling's order statistics equal a sort's") {
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int> grey(0, 6);  // few levels: many ties
+  for (int t = 0; t < 20000; ++t) {
+    float nb[4];
+    for (float& v : nb) v = 40.0f * static_cast<float>(grey(rng)) + (t % 3 == 0 ? 0.25f : 0.0f);
+    float lowest, second, highest;
+    dc::det::lowestAndHighestTwo(nb, lowest, second, highest);
+    float sorted[4] = {nb[0], nb[1], nb[2], nb[3]};
+    std::sort(sorted, sorted + 4);
+    CHECK_EQ(lowest, sorted[0]);
+    CHECK_EQ(second, sorted[2]);
+    CHECK_EQ(highest, sorted[3]);
+    // 9-13 values, as the 13 positions within two steps give inside the grid
+    const int n = 9 + t % 5;
+    float near[13];
+    dc::det::LowestThree low;
+    for (int k = 0; k < n; ++k) {
+      near[k] = 30.0f * static_cast<float>(grey(rng));
+      low.add(near[k]);
+    }
+    std::partial_sort(near, near + 3, near + n);
+    CHECK_EQ(low.n, n);
+    CHECK_EQ(low.v[0], near[0]);
+    CHECK_EQ(low.v[1], near[1]);
+    CHECK_EQ(low.v[2], near[2]);
+  }
+}
+
+// The grid map rounds positions as std::lround does (halves away from zero), inline.
+TEST("detector stages: the grid map's rounding equals std::lround") {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> any(-3000.0f, 3000.0f);
+  std::vector<float> xs = {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 0.49999997f, -0.49999997f, 8388607.5f, -8388607.5f, 16777216.0f};
+  for (int k = 0; k < 100000; ++k) xs.push_back(any(rng));
+  for (int k = -2000; k <= 2000; ++k) xs.push_back(0.5f * static_cast<float>(k));  // every half
+  for (float x : xs) CHECK_EQ(dc::det::roundHalfAway(x), static_cast<int>(std::lround(x)));
+}
