@@ -43,19 +43,24 @@ std::vector<Cf> twiddles(int n) {
 }
 
 // The 1-D radix-2 FFT of every column of an ny x nx row-major array at once (ny a power of two;
-// tw holds exp(-2 pi i k / ny) for k < ny/2). Each butterfly runs along whole rows with one
-// twiddle, so the innermost loop is a contiguous run of nx values that the compiler vectorises
-// (a column copied out and transformed alone spends most of its time in index arithmetic and
-// the short inner loops of the first stages). Every value goes through the same butterflies, in
-// the same order, as a transform of its own column would. The complex products are written out:
-// std::complex's operator* checks for infinities and NaNs in a library call.
-void fftColumns(Cf* a, int nx, int ny, const std::vector<Cf>& tw, bool inverse) {
+// tw holds exp(-2 pi i k / ny) for k < ny/2), the real and imaginary parts in separate planes.
+// Each butterfly runs along whole rows with one twiddle, so the innermost loop is a contiguous run
+// of nx floats per plane that the compiler vectorises four lanes wide (with the parts interleaved
+// it needed shuffles, two values per vector; a column copied out and transformed alone spends most
+// of its time in index arithmetic and the short inner loops of the first stages). Every value goes
+// through the same butterflies, in the same order, as a transform of its own column would. The
+// complex products are written out: std::complex's operator* checks for infinities and NaNs in a
+// library call.
+void fftColumns(float* re, float* im, int nx, int ny, const std::vector<Cf>& tw, bool inverse) {
   const size_t rowLen = static_cast<size_t>(nx);
   for (int i = 1, j = 0; i < ny; ++i) {
     int bit = ny >> 1;
     for (; j & bit; bit >>= 1) j ^= bit;
     j ^= bit;
-    if (i < j) std::swap_ranges(a + i * rowLen, a + (i + 1) * rowLen, a + j * rowLen);
+    if (i < j) {
+      std::swap_ranges(re + i * rowLen, re + (i + 1) * rowLen, re + j * rowLen);
+      std::swap_ranges(im + i * rowLen, im + (i + 1) * rowLen, im + j * rowLen);
+    }
   }
   const float sign = inverse ? -1.0f : 1.0f;
   for (int len = 2; len <= ny; len <<= 1) {
@@ -63,22 +68,24 @@ void fftColumns(Cf* a, int nx, int ny, const std::vector<Cf>& tw, bool inverse) 
     for (int i = 0; i < ny; i += len)
       for (int k = 0; k < half; ++k) {
         const float wr = tw[static_cast<size_t>(k) * stride].real(), wi = sign * tw[static_cast<size_t>(k) * stride].imag();
-        float* u = reinterpret_cast<float*>(a + (i + k) * rowLen);
-        float* v = reinterpret_cast<float*>(a + (i + k + half) * rowLen);
-        for (size_t x = 0; x < 2 * rowLen; x += 2) {
-          const float vr = v[x], vi = v[x + 1], ur = u[x], ui = u[x + 1];
-          const float tr = vr * wr - vi * wi, ti = vr * wi + vi * wr;
-          u[x] = ur + tr;
-          u[x + 1] = ui + ti;
-          v[x] = ur - tr;
-          v[x + 1] = ui - ti;
+        float* ur = re + (i + k) * rowLen;
+        float* ui = im + (i + k) * rowLen;
+        float* vr = re + (i + k + half) * rowLen;
+        float* vi = im + (i + k + half) * rowLen;
+        for (size_t x = 0; x < rowLen; ++x) {
+          const float a = vr[x], b = vi[x], c = ur[x], d = ui[x];
+          const float tr = a * wr - b * wi, ti = a * wi + b * wr;
+          ur[x] = c + tr;
+          ui[x] = d + ti;
+          vr[x] = c - tr;
+          vi[x] = d - ti;
         }
       }
   }
 }
 
 // `from` (ny rows of nx values) into `to` (nx rows of ny values): rows become columns.
-void transpose(const Cf* from, int nx, int ny, Cf* to) {
+void transpose(const float* from, int nx, int ny, float* to) {
   constexpr int kTile = 16;  // (both sides of a tile stay in the cache)
   for (int y0 = 0; y0 < ny; y0 += kTile)
     for (int x0 = 0; x0 < nx; x0 += kTile)
@@ -86,20 +93,37 @@ void transpose(const Cf* from, int nx, int ny, Cf* to) {
         for (int x = x0; x < std::min(nx, x0 + kTile); ++x) to[static_cast<size_t>(x) * ny + y] = from[static_cast<size_t>(y) * nx + x];
 }
 
-// 2-D FFT of an ny x nx row-major array (both powers of two; unnormalised, the inverse is scaled
-// by 1/(nx ny)). The rows first (as columns of the transposed array), then the columns.
+}  // namespace
+
+// (declared in detector_internal.h) The rows first (as columns of the transposed array), then the
+// columns, each on the real and imaginary planes (fftColumns).
 void fft2(std::vector<Cf>& a, int nx, int ny, bool inverse) {
   const std::vector<Cf> twx = twiddles(nx), twy = twiddles(ny);
-  std::vector<Cf> t(a.size());
-  transpose(a.data(), nx, ny, t.data());
-  fftColumns(t.data(), ny, nx, twx, inverse);
-  transpose(t.data(), ny, nx, a.data());
-  fftColumns(a.data(), nx, ny, twy, inverse);
+  const size_t n = a.size();
+  std::vector<float> re(n), im(n), tre(n), tim(n);
+  // (transposed and split in one pass)
+  constexpr int kTile = 16;
+  for (int y0 = 0; y0 < ny; y0 += kTile)
+    for (int x0 = 0; x0 < nx; x0 += kTile)
+      for (int y = y0; y < std::min(ny, y0 + kTile); ++y)
+        for (int x = x0; x < std::min(nx, x0 + kTile); ++x) {
+          const Cf v = a[static_cast<size_t>(y) * nx + x];
+          tre[static_cast<size_t>(x) * ny + y] = v.real();
+          tim[static_cast<size_t>(x) * ny + y] = v.imag();
+        }
+  fftColumns(tre.data(), tim.data(), ny, nx, twx, inverse);
+  transpose(tre.data(), ny, nx, re.data());
+  transpose(tim.data(), ny, nx, im.data());
+  fftColumns(re.data(), im.data(), nx, ny, twy, inverse);
   if (inverse) {
     const float s = 1.0f / (static_cast<float>(nx) * ny);
-    for (Cf& v : a) v = Cf(v.real() * s, v.imag() * s);
+    for (size_t i = 0; i < n; ++i) a[i] = Cf(re[i] * s, im[i] * s);
+  } else {
+    for (size_t i = 0; i < n; ++i) a[i] = Cf(re[i], im[i]);
   }
 }
+
+namespace {
 
 int pow2AtLeast(int v) {
   int n = 1;
