@@ -95,32 +95,31 @@ void transpose(const float* from, int nx, int ny, float* to) {
 
 }  // namespace
 
-// (declared in detector_internal.h) The rows first (as columns of the transposed array), then the
-// columns, each on the real and imaginary planes (fftColumns).
-void fft2(std::vector<Cf>& a, int nx, int ny, bool inverse) {
+// (declared in detector_internal.h) The rows first (as columns of the transposed planes), then
+// the columns (fftColumns).
+void fft2(std::vector<float>& re, std::vector<float>& im, int nx, int ny, bool inverse) {
   const std::vector<Cf> twx = twiddles(nx), twy = twiddles(ny);
-  const size_t n = a.size();
-  std::vector<float> re(n), im(n), tre(n), tim(n);
-  // (transposed and split in one pass)
-  constexpr int kTile = 16;
-  for (int y0 = 0; y0 < ny; y0 += kTile)
-    for (int x0 = 0; x0 < nx; x0 += kTile)
-      for (int y = y0; y < std::min(ny, y0 + kTile); ++y)
-        for (int x = x0; x < std::min(nx, x0 + kTile); ++x) {
-          const Cf v = a[static_cast<size_t>(y) * nx + x];
-          tre[static_cast<size_t>(x) * ny + y] = v.real();
-          tim[static_cast<size_t>(x) * ny + y] = v.imag();
-        }
+  const size_t n = re.size();
+  std::vector<float> tre(n), tim(n);
+  transpose(re.data(), nx, ny, tre.data());
+  transpose(im.data(), nx, ny, tim.data());
   fftColumns(tre.data(), tim.data(), ny, nx, twx, inverse);
   transpose(tre.data(), ny, nx, re.data());
   transpose(tim.data(), ny, nx, im.data());
   fftColumns(re.data(), im.data(), nx, ny, twy, inverse);
   if (inverse) {
     const float s = 1.0f / (static_cast<float>(nx) * ny);
-    for (size_t i = 0; i < n; ++i) a[i] = Cf(re[i] * s, im[i] * s);
-  } else {
-    for (size_t i = 0; i < n; ++i) a[i] = Cf(re[i], im[i]);
+    for (size_t i = 0; i < n; ++i) re[i] *= s;
+    for (size_t i = 0; i < n; ++i) im[i] *= s;
   }
+}
+
+void fft2(std::vector<Cf>& a, int nx, int ny, bool inverse) {
+  const size_t n = a.size();
+  std::vector<float> re(n), im(n);
+  for (size_t i = 0; i < n; ++i) re[i] = a[i].real(), im[i] = a[i].imag();
+  fft2(re, im, nx, ny, inverse);
+  for (size_t i = 0; i < n; ++i) a[i] = Cf(re[i], im[i]);
 }
 
 namespace {
@@ -250,33 +249,37 @@ bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
   const int w = img.width, h = img.height;
   if (w < 32 || h < 32) return false;
   const int n = pow2AtLeast(std::max(w, h) + static_cast<int>(kMaxLag) + 2);
-  std::vector<Cf> z(static_cast<size_t>(n) * n, Cf(0, 0));
+  // gx in the real plane, gy in the imaginary one
+  std::vector<float> zr(static_cast<size_t>(n) * n, 0.0f), zi(static_cast<size_t>(n) * n, 0.0f);
   for (int y = 1; y + 1 < h; ++y)
     for (int x = 1; x + 1 < w; ++x) {
-      const float gx = 0.5f * (img.at(x + 1, y) - img.at(x - 1, y));
-      const float gy = 0.5f * (img.at(x, y + 1) - img.at(x, y - 1));
-      z[static_cast<size_t>(y) * n + x] = Cf(gx, gy);
+      zr[static_cast<size_t>(y) * n + x] = 0.5f * (img.at(x + 1, y) - img.at(x - 1, y));
+      zi[static_cast<size_t>(y) * n + x] = 0.5f * (img.at(x, y + 1) - img.at(x, y - 1));
     }
   // GX and GY from the transform of gx + i gy (both real): GX(k) = (Z(k) + Z*(-k)) / 2,
   // GY(k) = (Z(k) - Z*(-k)) / 2i. Then |GX|^2 + i |GY|^2 and GX* GY back to autocorrelations.
-  fft2(z, n, n, false);
-  std::vector<Cf> autos(z.size()), cross(z.size());
+  fft2(zr, zi, n, n, false);
+  const size_t total = zr.size();
+  std::vector<float> autoR(total), autoI(total), crossR(total), crossI(total);
   for (int ky = 0; ky < n; ++ky)
     for (int kx = 0; kx < n; ++kx) {
-      const Cf a = z[static_cast<size_t>(ky) * n + kx];
-      const Cf b = std::conj(z[static_cast<size_t>((n - ky) & (n - 1)) * n + ((n - kx) & (n - 1))]);
+      const size_t k = static_cast<size_t>(ky) * n + kx, m = static_cast<size_t>((n - ky) & (n - 1)) * n + ((n - kx) & (n - 1));
+      const float ar = zr[k], ai = zi[k], br = zr[m], bi = -zi[m];  // a = Z(k), b = Z*(-k)
       // gx = (a + b) / 2, gy = (a - b) / 2i
-      const float xr = 0.5f * (a.real() + b.real()), xi = 0.5f * (a.imag() + b.imag());
-      const float yr = 0.5f * (a.imag() - b.imag()), yi = -0.5f * (a.real() - b.real());
-      autos[static_cast<size_t>(ky) * n + kx] = Cf(xr * xr + xi * xi, yr * yr + yi * yi);
-      cross[static_cast<size_t>(ky) * n + kx] = Cf(xr * yr + xi * yi, xr * yi - xi * yr);
+      const float xr = 0.5f * (ar + br), xi = 0.5f * (ai + bi);
+      const float yr = 0.5f * (ai - bi), yi = -0.5f * (ar - br);
+      autoR[k] = xr * xr + xi * xi;
+      autoI[k] = yr * yr + yi * yi;
+      crossR[k] = xr * yr + xi * yi;
+      crossI[k] = xr * yi - xi * yr;
     }
-  fft2(autos, n, n, true);
-  fft2(cross, n, n, true);
+  fft2(autoR, autoI, n, n, true);
+  fft2(crossR, crossI, n, n, true);
   out.n = n;
   out.maxLag = std::min(kMaxLag, 0.3f * std::min(w, h));
-  out.axx.resize(z.size()), out.ayy.resize(z.size()), out.axy.resize(z.size());
-  for (size_t i = 0; i < z.size(); ++i) out.axx[i] = autos[i].real(), out.ayy[i] = autos[i].imag(), out.axy[i] = cross[i].real();
+  out.axx = std::move(autoR);
+  out.ayy = std::move(autoI);
+  out.axy = std::move(crossR);
   return true;
 }
 
@@ -354,7 +357,7 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
   const int nx = side(W), ny = side(H);
   // the region, its border replicated into the padding (no step at the edges to ring), in the
   // real part; the kernel, centred on (0, 0), in the imaginary part: one transform for both
-  std::vector<Cf> z(static_cast<size_t>(nx) * ny);
+  std::vector<float> zr(static_cast<size_t>(nx) * ny), zi(static_cast<size_t>(nx) * ny, 0.0f);
   double mean = 0;
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) mean += img.at(x, y);
@@ -364,12 +367,12 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
     const int yy = y < H ? y : (y < H + (ny - H) / 2 ? H - 1 : 0);
     for (int x = 0; x < nx; ++x) {
       const int xx = x < W ? x : (x < W + (nx - W) / 2 ? W - 1 : 0);
-      z[static_cast<size_t>(y) * nx + x] = Cf(static_cast<float>(img.at(xx, yy) - mean), 0);
+      zr[static_cast<size_t>(y) * nx + x] = static_cast<float>(img.at(xx, yy) - mean);
     }
   }
   double sum = 0;
   auto addTap = [&](int dx, int dy, float v) {
-    z[static_cast<size_t>(dy & (ny - 1)) * nx + (dx & (nx - 1))] += Cf(0, v);
+    zi[static_cast<size_t>(dy & (ny - 1)) * nx + (dx & (nx - 1))] += v;
     sum += v;
   };
   if (blur.motion) {
@@ -401,25 +404,26 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
       }
   }
   const float norm = static_cast<float>(1 / sum);
-  fft2(z, nx, ny, false);
+  fft2(zr, zi, nx, ny, false);
   // Wiener: F = G conj(K) / (|K|^2 + regularisation), with G and K split out of Z as in
   // estimateBlur (the image real, the kernel imaginary); F is the transform of a real image, so
   // only its real part comes back
-  std::vector<Cf> f(z.size());
+  std::vector<float> fr(zr.size()), fi(zr.size());
   for (int ky = 0; ky < ny; ++ky)
     for (int kx = 0; kx < nx; ++kx) {
-      const Cf a = z[static_cast<size_t>(ky) * nx + kx];
-      const Cf b = std::conj(z[static_cast<size_t>((ny - ky) & (ny - 1)) * nx + ((nx - kx) & (nx - 1))]);
-      const float gr = 0.5f * (a.real() + b.real()), gi = 0.5f * (a.imag() + b.imag());
-      const float kr = norm * 0.5f * (a.imag() - b.imag()), ki = -norm * 0.5f * (a.real() - b.real());
+      const size_t k = static_cast<size_t>(ky) * nx + kx, m = static_cast<size_t>((ny - ky) & (ny - 1)) * nx + ((nx - kx) & (nx - 1));
+      const float ar = zr[k], ai = zi[k], br = zr[m], bi = -zi[m];  // a = Z(k), b = Z*(-k)
+      const float gr = 0.5f * (ar + br), gi = 0.5f * (ai + bi);
+      const float kr = norm * 0.5f * (ai - bi), ki = -norm * 0.5f * (ar - br);
       const float den = kr * kr + ki * ki + regularisation;
-      f[static_cast<size_t>(ky) * nx + kx] = Cf((gr * kr + gi * ki) / den, (gi * kr - gr * ki) / den);
+      fr[k] = (gr * kr + gi * ki) / den;
+      fi[k] = (gi * kr - gr * ki) / den;
     }
-  fft2(f, nx, ny, true);
+  fft2(fr, fi, nx, ny, true);
   buf.resize(static_cast<size_t>(W) * H);
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) {
-      const float v = f[static_cast<size_t>(y) * nx + x].real() + static_cast<float>(mean);
+      const float v = fr[static_cast<size_t>(y) * nx + x] + static_cast<float>(mean);
       buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
     }
   out = GreyImage::packed(buf.data(), W, H);
