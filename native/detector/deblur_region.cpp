@@ -84,13 +84,27 @@ void fftColumns(float* re, float* im, int nx, int ny, const std::vector<Cf>& tw,
   }
 }
 
-// `from` (ny rows of nx values) into `to` (nx rows of ny values): rows become columns.
+// `from` (ny rows of nx values) into `to` (nx rows of ny values): rows become columns. In blocks
+// of 4 x 4 held in locals (the compiler's SLP vectoriser turns each into a few shuffles; element
+// by element, every value was a load and a store); the sizes are powers of two, so only a
+// transform smaller than 4 a side takes the plain loop.
 void transpose(const float* from, int nx, int ny, float* to) {
+  if (nx % 4 != 0 || ny % 4 != 0) {
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) to[static_cast<size_t>(x) * ny + y] = from[static_cast<size_t>(y) * nx + x];
+    return;
+  }
   constexpr int kTile = 16;  // (both sides of a tile stay in the cache)
   for (int y0 = 0; y0 < ny; y0 += kTile)
     for (int x0 = 0; x0 < nx; x0 += kTile)
-      for (int y = y0; y < std::min(ny, y0 + kTile); ++y)
-        for (int x = x0; x < std::min(nx, x0 + kTile); ++x) to[static_cast<size_t>(x) * ny + y] = from[static_cast<size_t>(y) * nx + x];
+      for (int y = y0; y < std::min(ny, y0 + kTile); y += 4)
+        for (int x = x0; x < std::min(nx, x0 + kTile); x += 4) {
+          float b[4][4];
+          for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) b[i][j] = from[static_cast<size_t>(y + i) * nx + x + j];
+          for (int j = 0; j < 4; ++j)
+            for (int i = 0; i < 4; ++i) to[static_cast<size_t>(x + j) * ny + y + i] = b[i][j];
+        }
 }
 
 }  // namespace
