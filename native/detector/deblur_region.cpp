@@ -43,19 +43,24 @@ std::vector<Cf> twiddles(int n) {
 }
 
 // The 1-D radix-2 FFT of every column of an ny x nx row-major array at once (ny a power of two;
-// tw holds exp(-2 pi i k / ny) for k < ny/2). Each butterfly runs along whole rows with one
-// twiddle, so the innermost loop is a contiguous run of nx values that the compiler vectorises
-// (a column copied out and transformed alone spends most of its time in index arithmetic and
-// the short inner loops of the first stages). Every value goes through the same butterflies, in
-// the same order, as a transform of its own column would. The complex products are written out:
-// std::complex's operator* checks for infinities and NaNs in a library call.
-void fftColumns(Cf* a, int nx, int ny, const std::vector<Cf>& tw, bool inverse) {
+// tw holds exp(-2 pi i k / ny) for k < ny/2), the real and imaginary parts in separate planes.
+// Each butterfly runs along whole rows with one twiddle, so the innermost loop is a contiguous run
+// of nx floats per plane that the compiler vectorises four lanes wide (with the parts interleaved
+// it needed shuffles, two values per vector; a column copied out and transformed alone spends most
+// of its time in index arithmetic and the short inner loops of the first stages). Every value goes
+// through the same butterflies, in the same order, as a transform of its own column would. The
+// complex products are written out: std::complex's operator* checks for infinities and NaNs in a
+// library call.
+void fftColumns(float* re, float* im, int nx, int ny, const std::vector<Cf>& tw, bool inverse) {
   const size_t rowLen = static_cast<size_t>(nx);
   for (int i = 1, j = 0; i < ny; ++i) {
     int bit = ny >> 1;
     for (; j & bit; bit >>= 1) j ^= bit;
     j ^= bit;
-    if (i < j) std::swap_ranges(a + i * rowLen, a + (i + 1) * rowLen, a + j * rowLen);
+    if (i < j) {
+      std::swap_ranges(re + i * rowLen, re + (i + 1) * rowLen, re + j * rowLen);
+      std::swap_ranges(im + i * rowLen, im + (i + 1) * rowLen, im + j * rowLen);
+    }
   }
   const float sign = inverse ? -1.0f : 1.0f;
   for (int len = 2; len <= ny; len <<= 1) {
@@ -63,43 +68,75 @@ void fftColumns(Cf* a, int nx, int ny, const std::vector<Cf>& tw, bool inverse) 
     for (int i = 0; i < ny; i += len)
       for (int k = 0; k < half; ++k) {
         const float wr = tw[static_cast<size_t>(k) * stride].real(), wi = sign * tw[static_cast<size_t>(k) * stride].imag();
-        float* u = reinterpret_cast<float*>(a + (i + k) * rowLen);
-        float* v = reinterpret_cast<float*>(a + (i + k + half) * rowLen);
-        for (size_t x = 0; x < 2 * rowLen; x += 2) {
-          const float vr = v[x], vi = v[x + 1], ur = u[x], ui = u[x + 1];
-          const float tr = vr * wr - vi * wi, ti = vr * wi + vi * wr;
-          u[x] = ur + tr;
-          u[x + 1] = ui + ti;
-          v[x] = ur - tr;
-          v[x + 1] = ui - ti;
+        float* ur = re + (i + k) * rowLen;
+        float* ui = im + (i + k) * rowLen;
+        float* vr = re + (i + k + half) * rowLen;
+        float* vi = im + (i + k + half) * rowLen;
+        for (size_t x = 0; x < rowLen; ++x) {
+          const float a = vr[x], b = vi[x], c = ur[x], d = ui[x];
+          const float tr = a * wr - b * wi, ti = a * wi + b * wr;
+          ur[x] = c + tr;
+          ui[x] = d + ti;
+          vr[x] = c - tr;
+          vi[x] = d - ti;
         }
       }
   }
 }
 
-// `from` (ny rows of nx values) into `to` (nx rows of ny values): rows become columns.
-void transpose(const Cf* from, int nx, int ny, Cf* to) {
+// `from` (ny rows of nx values) into `to` (nx rows of ny values): rows become columns. In blocks
+// of 4 x 4 held in locals (the compiler's SLP vectoriser turns each into a few shuffles; element
+// by element, every value was a load and a store); the sizes are powers of two, so only a
+// transform smaller than 4 a side takes the plain loop.
+void transpose(const float* from, int nx, int ny, float* to) {
+  if (nx % 4 != 0 || ny % 4 != 0) {
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) to[static_cast<size_t>(x) * ny + y] = from[static_cast<size_t>(y) * nx + x];
+    return;
+  }
   constexpr int kTile = 16;  // (both sides of a tile stay in the cache)
   for (int y0 = 0; y0 < ny; y0 += kTile)
     for (int x0 = 0; x0 < nx; x0 += kTile)
-      for (int y = y0; y < std::min(ny, y0 + kTile); ++y)
-        for (int x = x0; x < std::min(nx, x0 + kTile); ++x) to[static_cast<size_t>(x) * ny + y] = from[static_cast<size_t>(y) * nx + x];
+      for (int y = y0; y < std::min(ny, y0 + kTile); y += 4)
+        for (int x = x0; x < std::min(nx, x0 + kTile); x += 4) {
+          float b[4][4];
+          for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) b[i][j] = from[static_cast<size_t>(y + i) * nx + x + j];
+          for (int j = 0; j < 4; ++j)
+            for (int i = 0; i < 4; ++i) to[static_cast<size_t>(x + j) * ny + y + i] = b[i][j];
+        }
 }
 
-// 2-D FFT of an ny x nx row-major array (both powers of two; unnormalised, the inverse is scaled
-// by 1/(nx ny)). The rows first (as columns of the transposed array), then the columns.
-void fft2(std::vector<Cf>& a, int nx, int ny, bool inverse) {
+}  // namespace
+
+// (declared in detector_internal.h) The rows first (as columns of the transposed planes), then
+// the columns (fftColumns).
+void fft2(std::vector<float>& re, std::vector<float>& im, int nx, int ny, bool inverse) {
   const std::vector<Cf> twx = twiddles(nx), twy = twiddles(ny);
-  std::vector<Cf> t(a.size());
-  transpose(a.data(), nx, ny, t.data());
-  fftColumns(t.data(), ny, nx, twx, inverse);
-  transpose(t.data(), ny, nx, a.data());
-  fftColumns(a.data(), nx, ny, twy, inverse);
+  const size_t n = re.size();
+  std::vector<float> tre(n), tim(n);
+  transpose(re.data(), nx, ny, tre.data());
+  transpose(im.data(), nx, ny, tim.data());
+  fftColumns(tre.data(), tim.data(), ny, nx, twx, inverse);
+  transpose(tre.data(), ny, nx, re.data());
+  transpose(tim.data(), ny, nx, im.data());
+  fftColumns(re.data(), im.data(), nx, ny, twy, inverse);
   if (inverse) {
     const float s = 1.0f / (static_cast<float>(nx) * ny);
-    for (Cf& v : a) v = Cf(v.real() * s, v.imag() * s);
+    for (size_t i = 0; i < n; ++i) re[i] *= s;
+    for (size_t i = 0; i < n; ++i) im[i] *= s;
   }
 }
+
+void fft2(std::vector<Cf>& a, int nx, int ny, bool inverse) {
+  const size_t n = a.size();
+  std::vector<float> re(n), im(n);
+  for (size_t i = 0; i < n; ++i) re[i] = a[i].real(), im[i] = a[i].imag();
+  fft2(re, im, nx, ny, inverse);
+  for (size_t i = 0; i < n; ++i) a[i] = Cf(re[i], im[i]);
+}
+
+namespace {
 
 int pow2AtLeast(int v) {
   int n = 1;
@@ -226,33 +263,37 @@ bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
   const int w = img.width, h = img.height;
   if (w < 32 || h < 32) return false;
   const int n = pow2AtLeast(std::max(w, h) + static_cast<int>(kMaxLag) + 2);
-  std::vector<Cf> z(static_cast<size_t>(n) * n, Cf(0, 0));
+  // gx in the real plane, gy in the imaginary one
+  std::vector<float> zr(static_cast<size_t>(n) * n, 0.0f), zi(static_cast<size_t>(n) * n, 0.0f);
   for (int y = 1; y + 1 < h; ++y)
     for (int x = 1; x + 1 < w; ++x) {
-      const float gx = 0.5f * (img.at(x + 1, y) - img.at(x - 1, y));
-      const float gy = 0.5f * (img.at(x, y + 1) - img.at(x, y - 1));
-      z[static_cast<size_t>(y) * n + x] = Cf(gx, gy);
+      zr[static_cast<size_t>(y) * n + x] = 0.5f * (img.at(x + 1, y) - img.at(x - 1, y));
+      zi[static_cast<size_t>(y) * n + x] = 0.5f * (img.at(x, y + 1) - img.at(x, y - 1));
     }
   // GX and GY from the transform of gx + i gy (both real): GX(k) = (Z(k) + Z*(-k)) / 2,
   // GY(k) = (Z(k) - Z*(-k)) / 2i. Then |GX|^2 + i |GY|^2 and GX* GY back to autocorrelations.
-  fft2(z, n, n, false);
-  std::vector<Cf> autos(z.size()), cross(z.size());
+  fft2(zr, zi, n, n, false);
+  const size_t total = zr.size();
+  std::vector<float> autoR(total), autoI(total), crossR(total), crossI(total);
   for (int ky = 0; ky < n; ++ky)
     for (int kx = 0; kx < n; ++kx) {
-      const Cf a = z[static_cast<size_t>(ky) * n + kx];
-      const Cf b = std::conj(z[static_cast<size_t>((n - ky) & (n - 1)) * n + ((n - kx) & (n - 1))]);
+      const size_t k = static_cast<size_t>(ky) * n + kx, m = static_cast<size_t>((n - ky) & (n - 1)) * n + ((n - kx) & (n - 1));
+      const float ar = zr[k], ai = zi[k], br = zr[m], bi = -zi[m];  // a = Z(k), b = Z*(-k)
       // gx = (a + b) / 2, gy = (a - b) / 2i
-      const float xr = 0.5f * (a.real() + b.real()), xi = 0.5f * (a.imag() + b.imag());
-      const float yr = 0.5f * (a.imag() - b.imag()), yi = -0.5f * (a.real() - b.real());
-      autos[static_cast<size_t>(ky) * n + kx] = Cf(xr * xr + xi * xi, yr * yr + yi * yi);
-      cross[static_cast<size_t>(ky) * n + kx] = Cf(xr * yr + xi * yi, xr * yi - xi * yr);
+      const float xr = 0.5f * (ar + br), xi = 0.5f * (ai + bi);
+      const float yr = 0.5f * (ai - bi), yi = -0.5f * (ar - br);
+      autoR[k] = xr * xr + xi * xi;
+      autoI[k] = yr * yr + yi * yi;
+      crossR[k] = xr * yr + xi * yi;
+      crossI[k] = xr * yi - xi * yr;
     }
-  fft2(autos, n, n, true);
-  fft2(cross, n, n, true);
+  fft2(autoR, autoI, n, n, true);
+  fft2(crossR, crossI, n, n, true);
   out.n = n;
   out.maxLag = std::min(kMaxLag, 0.3f * std::min(w, h));
-  out.axx.resize(z.size()), out.ayy.resize(z.size()), out.axy.resize(z.size());
-  for (size_t i = 0; i < z.size(); ++i) out.axx[i] = autos[i].real(), out.ayy[i] = autos[i].imag(), out.axy[i] = cross[i].real();
+  out.axx = std::move(autoR);
+  out.ayy = std::move(autoI);
+  out.axy = std::move(crossR);
   return true;
 }
 
@@ -330,7 +371,7 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
   const int nx = side(W), ny = side(H);
   // the region, its border replicated into the padding (no step at the edges to ring), in the
   // real part; the kernel, centred on (0, 0), in the imaginary part: one transform for both
-  std::vector<Cf> z(static_cast<size_t>(nx) * ny);
+  std::vector<float> zr(static_cast<size_t>(nx) * ny), zi(static_cast<size_t>(nx) * ny, 0.0f);
   double mean = 0;
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) mean += img.at(x, y);
@@ -340,12 +381,12 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
     const int yy = y < H ? y : (y < H + (ny - H) / 2 ? H - 1 : 0);
     for (int x = 0; x < nx; ++x) {
       const int xx = x < W ? x : (x < W + (nx - W) / 2 ? W - 1 : 0);
-      z[static_cast<size_t>(y) * nx + x] = Cf(static_cast<float>(img.at(xx, yy) - mean), 0);
+      zr[static_cast<size_t>(y) * nx + x] = static_cast<float>(img.at(xx, yy) - mean);
     }
   }
   double sum = 0;
   auto addTap = [&](int dx, int dy, float v) {
-    z[static_cast<size_t>(dy & (ny - 1)) * nx + (dx & (nx - 1))] += Cf(0, v);
+    zi[static_cast<size_t>(dy & (ny - 1)) * nx + (dx & (nx - 1))] += v;
     sum += v;
   };
   if (blur.motion) {
@@ -377,25 +418,26 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
       }
   }
   const float norm = static_cast<float>(1 / sum);
-  fft2(z, nx, ny, false);
+  fft2(zr, zi, nx, ny, false);
   // Wiener: F = G conj(K) / (|K|^2 + regularisation), with G and K split out of Z as in
   // estimateBlur (the image real, the kernel imaginary); F is the transform of a real image, so
   // only its real part comes back
-  std::vector<Cf> f(z.size());
+  std::vector<float> fr(zr.size()), fi(zr.size());
   for (int ky = 0; ky < ny; ++ky)
     for (int kx = 0; kx < nx; ++kx) {
-      const Cf a = z[static_cast<size_t>(ky) * nx + kx];
-      const Cf b = std::conj(z[static_cast<size_t>((ny - ky) & (ny - 1)) * nx + ((nx - kx) & (nx - 1))]);
-      const float gr = 0.5f * (a.real() + b.real()), gi = 0.5f * (a.imag() + b.imag());
-      const float kr = norm * 0.5f * (a.imag() - b.imag()), ki = -norm * 0.5f * (a.real() - b.real());
+      const size_t k = static_cast<size_t>(ky) * nx + kx, m = static_cast<size_t>((ny - ky) & (ny - 1)) * nx + ((nx - kx) & (nx - 1));
+      const float ar = zr[k], ai = zi[k], br = zr[m], bi = -zi[m];  // a = Z(k), b = Z*(-k)
+      const float gr = 0.5f * (ar + br), gi = 0.5f * (ai + bi);
+      const float kr = norm * 0.5f * (ai - bi), ki = -norm * 0.5f * (ar - br);
       const float den = kr * kr + ki * ki + regularisation;
-      f[static_cast<size_t>(ky) * nx + kx] = Cf((gr * kr + gi * ki) / den, (gi * kr - gr * ki) / den);
+      fr[k] = (gr * kr + gi * ki) / den;
+      fi[k] = (gi * kr - gr * ki) / den;
     }
-  fft2(f, nx, ny, true);
+  fft2(fr, fi, nx, ny, true);
   buf.resize(static_cast<size_t>(W) * H);
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) {
-      const float v = f[static_cast<size_t>(y) * nx + x].real() + static_cast<float>(mean);
+      const float v = fr[static_cast<size_t>(y) * nx + x] + static_cast<float>(mean);
       buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
     }
   out = GreyImage::packed(buf.data(), W, H);

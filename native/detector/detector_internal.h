@@ -12,6 +12,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <vector>
 
@@ -188,6 +189,11 @@ struct ImageBlurCues {
 ImageBlurCues imageBlurCues(const GreyImage& img);
 // False when the region is too small or shows no blur edge.
 bool estimateBlur(const GreyImage& img, BlurEstimate& out);
+// 2-D FFT of an ny x nx row-major array (both powers of two; unnormalised, the inverse is scaled
+// by 1/(nx ny)), in place (deblur_region.cpp: the blur estimates and the deconvolution).
+void fft2(std::vector<std::complex<float>>& a, int nx, int ny, bool inverse);
+// The same transform with the real and imaginary parts in separate planes (how it runs).
+void fft2(std::vector<float>& re, std::vector<float>& im, int nx, int ny, bool inverse);
 // One motion streak for several regions of an image (a camera's shake smears them all alike): the
 // deepest minimum of their windows' averaged gradient autocorrelations, within 12 degrees of
 // weakAngle. False when no region is large enough.
@@ -402,6 +408,48 @@ inline float bilinear(const GreyImage& img, float x, float y, uint8_t xorMask) {
   float c = img.at(x0, y1) ^ xorMask, d = img.at(x1, y1) ^ xorMask;
   return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy;
 }
+
+// The lowest, second highest and highest of four values: the values a sort of the four puts
+// first and last two, without the sort (sampleGrid's ground, once per lattice position).
+inline void lowestAndHighestTwo(const float nb[4], float& lowest, float& second, float& highest) {
+  const float lo01 = std::min(nb[0], nb[1]), hi01 = std::max(nb[0], nb[1]);
+  const float lo23 = std::min(nb[2], nb[3]), hi23 = std::max(nb[2], nb[3]);
+  lowest = std::min(lo01, lo23);
+  highest = std::max(hi01, hi23);
+  // (the highest of the other three)
+  second = std::max(std::min(hi01, hi23), std::max(lo01, lo23));
+}
+
+// std::lround for |x| < 2^31 (halves away from zero), inline: the library call cost more than the
+// grid map it served (GridMapper::map, once per sampled position). x minus its truncation is
+// exact in float arithmetic.
+inline int roundHalfAway(float x) {
+  const int i = static_cast<int>(x);
+  const float f = x - static_cast<float>(i);
+  return i + (f >= 0.5f ? 1 : 0) - (f <= -0.5f ? 1 : 0);
+}
+
+// The three lowest of a stream of grey values (v[0] <= v[1] <= v[2]; 256 until that many came):
+// what a partial sort's first three would hold, without storing the values.
+struct LowestThree {
+  float v[3] = {256, 256, 256};
+  int n = 0;
+  void add(float x) {
+    ++n;
+    if (x >= v[2]) return;
+    if (x >= v[1]) {
+      v[2] = x;
+    } else {
+      v[2] = v[1];
+      if (x >= v[0]) {
+        v[1] = x;
+      } else {
+        v[1] = v[0];
+        v[0] = x;
+      }
+    }
+  }
+};
 
 // Mean over a small disc: the centre twice and four points around it.
 inline float sampleDisc(const GreyImage& img, PointF p, float rad, uint8_t xorMask) {

@@ -780,7 +780,6 @@ class PassSchedule {
         &PassSchedule::defocusedPeaks,    // light dots under defocus: their region deconvolved
     };
     for (Stage stage : kHarder) {
-      if (!wholeDeblur_ && stage == &PassSchedule::deblurred) continue;
       (this->*stage)();
       if (over()) return;
     }
@@ -996,6 +995,7 @@ class PassSchedule {
       if (area > kDeblurPixels && area > bestLargeArea) bestLargeArea = area, bestLarge = static_cast<int>(i), blurLarge = cues;
     }
     const bool halved = best < 0;
+    if (halved && !wholeDeblur_) return;
     if (halved) best = bestLarge, blur = blurLarge;
     if (best < 0 || over()) return;
     const Rect& r = focus_[best];
@@ -1254,7 +1254,7 @@ class PassSchedule {
   const GreyImage& image_;
   const ReadOptions& options_;
   const Clock::time_point deadline_;
-  const bool wholeDeblur_;  // the deblurred stage runs (not on an upsampled copy: see readDotCodes)
+  const bool wholeDeblur_;  // the deblurred stage may halve a large region (not on an upsampled copy: readDotCodes)
   F& onCandidate_;
   const Frame identity_;
   bool found_ = false, stop_ = false;
@@ -1666,14 +1666,15 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   // px, which the peak search blurs together and the thresholds merge; the fine-lattice stage only
   // re-reads the few lattices it found. The whole image is read again upsampled twice (real pack
   // photos at half size: 27 -> 40 of 43, 0.75x 38 -> 41, turned 90 and 180 degrees 39 -> 41);
-  // 1280x720 frames never pay it. Its deblurred stage is left out: that stage deconvolves the
-  // largest blurred-looking region, which an upsampled copy halves back to the scale the image as
-  // given was deconvolved at, and every edge of an upsampled copy looks blurred (the example QR
-  // Code's 492 x 492 px: 1094M instructions, most of them deconvolutions). Measured without it:
-  // the same reads on every synthetic category (seeds 1-100), on the real photos and their
-  // half-size and 0.6x-blurred transforms; the 390 zxing sample images at the 250 ms budget,
-  // median 72 -> 54 ms. (The deconvolving peaks stages stay: the defocus one reads small soft light
-  // dots here, real packs at half size 41 -> 40 and 0.6x blurred 32 -> 29 of 43 without it.)
+  // 1280x720 frames never pay it. Its deblurred stage does not halve a large region: that is the
+  // scale the image as given was deconvolved at, and on an upsampled copy every edge looks blurred,
+  // so it always ran (the example QR Code's 492 x 492 px: most of its 1094M instructions were such
+  // deconvolutions). Measured without it: the same reads on every synthetic category (seeds
+  // 1-100), on the real photos and their half-size and 0.6x-blurred transforms; the 390 zxing
+  // sample images at the 250 ms budget, median 81 -> 57 ms. (Small regions are still deconvolved
+  // at twice the size: without them the native test of cylinders lit from one side lost reads; and
+  // the deconvolving peaks stages stay: the defocus one reads small soft light dots here, real packs
+  // at half size 41 -> 40 and 0.6x blurred 32 -> 29 of 43 without it.)
   if (std::max(image.width, image.height) <= det::kSmallImageSide && rest().timeBudgetMs > 1) {
     std::vector<uint8_t> buf;
     GreyImage up;

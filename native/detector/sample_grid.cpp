@@ -283,7 +283,7 @@ void GridMapper::fitLocalAffine(const std::vector<Blob>& blobs, const LatticeFit
 PointF GridMapper::map(float row, float col) const {
   PointF p = project(row, col);
   if (rows_ > 0) {
-    int rr = static_cast<int>(std::lround(row)) - r0_, cc = static_cast<int>(std::lround(col)) - c0_;
+    int rr = roundHalfAway(row) - r0_, cc = roundHalfAway(col) - c0_;
     rr = std::min(std::max(rr, 0), rows_ - 1);
     cc = std::min(std::max(cc, 0), cols_ - 1);
     size_t idx = static_cast<size_t>(rr) * cols_ + cc;
@@ -341,19 +341,26 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
   std::vector<float> ink(static_cast<size_t>(er) * ec, 0), inkW(static_cast<size_t>(er) * ec, 0);
   std::vector<int32_t> dotBlob(static_cast<size_t>(er) * ec, -1);
   const int R = 3;
+  // (the splat's weights, 1 / (1 + squared distance), once instead of a division per term)
+  float splat[2 * R + 1][2 * R + 1];
+  for (int dr = -R; dr <= R; ++dr)
+    for (int dc2 = -R; dc2 <= R; ++dc2) splat[dr + R][dc2 + R] = 1.0f / (1.0f + dr * dr + dc2 * dc2);
   for (const LatticeDot& d : lattice.dots) {
     const int r = d.row - rowMin + 1, c = d.col - colMin + 1;
     if (r < 0 || c < 0 || r >= er || c >= ec) continue;
     dotBlob[static_cast<size_t>(r) * ec + c] = d.blob;
     const float v = I[static_cast<size_t>(r) * ec + c];
-    for (int dr = -R; dr <= R; ++dr)
-      for (int dc2 = -R; dc2 <= R; ++dc2) {
-        int rr = r + dr, cc = c + dc2;
-        if (rr < 0 || cc < 0 || rr >= er || cc >= ec) continue;
-        float w = 1.0f / (1.0f + dr * dr + dc2 * dc2);
-        ink[static_cast<size_t>(rr) * ec + cc] += w * v;
-        inkW[static_cast<size_t>(rr) * ec + cc] += w;
+    // (the window's rows and columns within the grid, so the inner loop tests nothing)
+    const int r0 = std::max(r - R, 0), r1 = std::min(r + R, er - 1), c0 = std::max(c - R, 0), c1 = std::min(c + R, ec - 1);
+    for (int rr = r0; rr <= r1; ++rr) {
+      const float* w = splat[rr - r + R];
+      float* inkRow = ink.data() + static_cast<size_t>(rr) * ec;
+      float* inkWRow = inkW.data() + static_cast<size_t>(rr) * ec;
+      for (int cc = c0; cc <= c1; ++cc) {
+        inkRow[cc] += w[cc - c + R] * v;
+        inkWRow[cc] += w[cc - c + R];
       }
+    }
   }
   DotGrid g;
   g.rows = rows;
@@ -373,8 +380,9 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
       // 74 of 100). On dark dots the pairs cost the frame fusion test a sequence under a white
       // glare band, so they stay light-dot only.
       const float pairGround = std::max(0.5f * (nb[0] + nb[1]), 0.5f * (nb[2] + nb[3]));
-      std::sort(nb, nb + 4);
-      const float ground = ctx.dark ? 0.5f * (nb[2] + nb[3]) : pairGround;
+      float lowest, second, highest;
+      lowestAndHighestTwo(nb, lowest, second, highest);
+      const float ground = ctx.dark ? 0.5f * (second + highest) : pairGround;
       const size_t idx = static_cast<size_t>(er0) * ec + ec0;
       float inkLevel = inkW[idx] > 0.2f ? ink[idx] / inkW[idx] : ground * globalRatio;
       // Past the lattice's own box (the positions a short wide lattice samples beyond its ends,
@@ -389,18 +397,16 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
       const int gr = rowMin + r, gc = colMin + c;
       const bool outside = gr < lattice.rowMin || gr > lattice.rowMax || gc < lattice.colMin || gc > lattice.colMax;
       if (!ctx.dark && outside && inkW[idx] <= 0.2f) {
-        float near[13];
-        int n = 0;
+        // (most positions of a short wide lattice's sampling lie out here: the three lowest are
+        // kept as the values come, where a partial sort cost a call and a heap per position)
+        LowestThree low;
         for (int dr = -2; dr <= 2; ++dr)
           for (int dc2 = -2; dc2 <= 2; ++dc2) {
             const int rr = er0 + dr, cc = ec0 + dc2;
             if (((dr + dc2) & 1) || rr < 1 || cc < 1 || rr >= er - 1 || cc >= ec - 1) continue;
-            near[n++] = I[static_cast<size_t>(rr) * ec + cc];
+            low.add(I[static_cast<size_t>(rr) * ec + cc]);
           }
-        if (n >= 9) {
-          std::partial_sort(near, near + 3, near + n);
-          inkLevel = 0.5f * (near[1] + near[2]);
-        }
+        if (low.n >= 9) inkLevel = 0.5f * (low.v[1] + low.v[2]);
       }
       const float contrast = ground - inkLevel;
       float v;
@@ -416,7 +422,7 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
       // clipped white, the light is not the print's (a streak reads as ink in the light dots'
       // polarity), so the position becomes an erasure, which costs Reed-Solomon half what a
       // guessed dot costs. (Clipped white paper around dark dots is only bright light.)
-      if (!ctx.dark && nb[0] <= 255 - kSaturated) v = 0.5f;
+      if (!ctx.dark && lowest <= 255 - kSaturated) v = 0.5f;
       // Stray ink: a speck (a blob much smaller than the lattice's dots) or a blob off its
       // position that makes a position only partly dark is weak evidence, whether or not the
       // lattice took it (specks of dot size pass the lattice's checks). It becomes an erasure

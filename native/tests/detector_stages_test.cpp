@@ -5,6 +5,8 @@
 #include <array>
 #include <map>
 #include <cmath>
+#include <complex>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -1536,4 +1538,137 @@ TEST("detector stages: a flat lattice with a few dots at wrong positions is note
       worst = std::max(worst, std::hypot(m.x - t.x, m.y - t.y) / pitch);
     }
   CHECK(worst < 0.6);  // (0.45: the residual field still leans towards the strays; 0.82 with local fits)
+}
+
+// sampleGrid's ground and its ink level past the lattice's box take the extremes of a few grey
+// values without sorting them: the same values a sort gives, with ties (grey levels repeat).
+TEST("detector stages: the sampling's order statistics equal a sort's") {
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int> grey(0, 6);  // few levels: many ties
+  for (int t = 0; t < 20000; ++t) {
+    float nb[4];
+    for (float& v : nb) v = 40.0f * static_cast<float>(grey(rng)) + (t % 3 == 0 ? 0.25f : 0.0f);
+    float lowest, second, highest;
+    dc::det::lowestAndHighestTwo(nb, lowest, second, highest);
+    float sorted[4] = {nb[0], nb[1], nb[2], nb[3]};
+    std::sort(sorted, sorted + 4);
+    CHECK_EQ(lowest, sorted[0]);
+    CHECK_EQ(second, sorted[2]);
+    CHECK_EQ(highest, sorted[3]);
+    // 9-13 values, as the 13 positions within two steps give inside the grid
+    const int n = 9 + t % 5;
+    float near[13];
+    dc::det::LowestThree low;
+    for (int k = 0; k < n; ++k) {
+      near[k] = 30.0f * static_cast<float>(grey(rng));
+      low.add(near[k]);
+    }
+    std::partial_sort(near, near + 3, near + n);
+    CHECK_EQ(low.n, n);
+    CHECK_EQ(low.v[0], near[0]);
+    CHECK_EQ(low.v[1], near[1]);
+    CHECK_EQ(low.v[2], near[2]);
+  }
+}
+
+// The grid map rounds positions as std::lround does (halves away from zero), inline.
+TEST("detector stages: the grid map's rounding equals std::lround") {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> any(-3000.0f, 3000.0f);
+  std::vector<float> xs = {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 0.49999997f, -0.49999997f, 8388607.5f, -8388607.5f, 16777216.0f};
+  for (int k = 0; k < 100000; ++k) xs.push_back(any(rng));
+  for (int k = -2000; k <= 2000; ++k) xs.push_back(0.5f * static_cast<float>(k));  // every half
+  for (float x : xs) CHECK_EQ(dc::det::roundHalfAway(x), static_cast<int>(std::lround(x)));
+}
+
+namespace {
+
+// The blur estimates' and the deconvolution's 2-D FFT as it was written before its real and
+// imaginary parts were split into planes (interleaved complex values, the same butterflies): the
+// split version must give every value bit for bit as this one did.
+void referenceColumns(std::complex<float>* a, int nx, int ny, const std::vector<std::complex<float>>& tw, bool inverse) {
+  const size_t rowLen = static_cast<size_t>(nx);
+  for (int i = 1, j = 0; i < ny; ++i) {
+    int bit = ny >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) std::swap_ranges(a + i * rowLen, a + (i + 1) * rowLen, a + j * rowLen);
+  }
+  const float sign = inverse ? -1.0f : 1.0f;
+  for (int len = 2; len <= ny; len <<= 1) {
+    const int half = len / 2, stride = ny / len;
+    for (int i = 0; i < ny; i += len)
+      for (int k = 0; k < half; ++k) {
+        const float wr = tw[static_cast<size_t>(k) * stride].real(), wi = sign * tw[static_cast<size_t>(k) * stride].imag();
+        float* u = reinterpret_cast<float*>(a + (i + k) * rowLen);
+        float* v = reinterpret_cast<float*>(a + (i + k + half) * rowLen);
+        for (size_t x = 0; x < 2 * rowLen; x += 2) {
+          const float vr = v[x], vi = v[x + 1], ur = u[x], ui = u[x + 1];
+          const float tr = vr * wr - vi * wi, ti = vr * wi + vi * wr;
+          u[x] = ur + tr;
+          u[x + 1] = ui + ti;
+          v[x] = ur - tr;
+          v[x + 1] = ui - ti;
+        }
+      }
+  }
+}
+
+std::vector<std::complex<float>> referenceTwiddles(int n) {
+  std::vector<std::complex<float>> tw(static_cast<size_t>(std::max(1, n / 2)));
+  for (int k = 0; k < n / 2; ++k) {
+    const double a = -2 * 3.141592653589793 * k / n;
+    tw[k] = std::complex<float>(static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a)));
+  }
+  return tw;
+}
+
+void referenceFft2(std::vector<std::complex<float>>& a, int nx, int ny, bool inverse) {
+  const auto twx = referenceTwiddles(nx), twy = referenceTwiddles(ny);
+  std::vector<std::complex<float>> t(a.size());
+  for (int y = 0; y < ny; ++y)
+    for (int x = 0; x < nx; ++x) t[static_cast<size_t>(x) * ny + y] = a[static_cast<size_t>(y) * nx + x];
+  referenceColumns(t.data(), ny, nx, twx, inverse);
+  for (int x = 0; x < nx; ++x)
+    for (int y = 0; y < ny; ++y) a[static_cast<size_t>(y) * nx + x] = t[static_cast<size_t>(x) * ny + y];
+  referenceColumns(a.data(), nx, ny, twy, inverse);
+  if (inverse) {
+    const float s = 1.0f / (static_cast<float>(nx) * ny);
+    for (auto& v : a) v = std::complex<float>(v.real() * s, v.imag() * s);
+  }
+}
+
+}  // namespace
+
+TEST("detector stages: the 2-D FFT gives the interleaved transform's values bit for bit, and the DFT's") {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> val(-128.0f, 128.0f);
+  for (const auto& size : std::vector<std::pair<int, int>>{{2, 2}, {8, 4}, {4, 16}, {16, 16}, {64, 32}, {128, 128}, {256, 64}})
+    for (bool inverse : {false, true}) {
+      const int nx = size.first, ny = size.second;
+      std::vector<std::complex<float>> a(static_cast<size_t>(nx) * ny);
+      for (auto& v : a) v = std::complex<float>(val(rng), val(rng));
+      std::vector<std::complex<float>> b = a, input = a;
+      dc::det::fft2(a, nx, ny, inverse);
+      referenceFft2(b, nx, ny, inverse);
+      int differ = 0;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (std::memcmp(&a[i], &b[i], sizeof(a[i])) != 0) ++differ;
+      CHECK_EQ(differ, 0);
+      // and it is the DFT (sum over x, y of z e^(-+2 pi i (kx x / nx + ky y / ny))), checked on small sizes
+      if (nx * ny > 256) continue;
+      double worst = 0;
+      for (int ky = 0; ky < ny; ++ky)
+        for (int kx = 0; kx < nx; ++kx) {
+          std::complex<double> s = 0;
+          for (int y = 0; y < ny; ++y)
+            for (int x = 0; x < nx; ++x) {
+              const double ph = (inverse ? 2 : -2) * 3.141592653589793 * (static_cast<double>(kx) * x / nx + static_cast<double>(ky) * y / ny);
+              s += std::complex<double>(input[static_cast<size_t>(y) * nx + x]) * std::complex<double>(std::cos(ph), std::sin(ph));
+            }
+          if (inverse) s /= static_cast<double>(nx) * ny;
+          worst = std::max(worst, std::abs(s - std::complex<double>(a[static_cast<size_t>(ky) * nx + kx])));
+        }
+      CHECK(worst < 1e-2);
+    }
 }
