@@ -128,14 +128,6 @@ void fft2(std::vector<float>& re, std::vector<float>& im, int nx, int ny, bool i
   }
 }
 
-void fft2(std::vector<Cf>& a, int nx, int ny, bool inverse) {
-  const size_t n = a.size();
-  std::vector<float> re(n), im(n);
-  for (size_t i = 0; i < n; ++i) re[i] = a[i].real(), im[i] = a[i].imag();
-  fft2(re, im, nx, ny, inverse);
-  for (size_t i = 0; i < n; ++i) a[i] = Cf(re[i], im[i]);
-}
-
 namespace {
 
 int pow2AtLeast(int v) {

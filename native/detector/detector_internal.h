@@ -12,7 +12,6 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
-#include <complex>
 #include <cstdint>
 #include <vector>
 
@@ -190,9 +189,8 @@ ImageBlurCues imageBlurCues(const GreyImage& img);
 // False when the region is too small or shows no blur edge.
 bool estimateBlur(const GreyImage& img, BlurEstimate& out);
 // 2-D FFT of an ny x nx row-major array (both powers of two; unnormalised, the inverse is scaled
-// by 1/(nx ny)), in place (deblur_region.cpp: the blur estimates and the deconvolution).
-void fft2(std::vector<std::complex<float>>& a, int nx, int ny, bool inverse);
-// The same transform with the real and imaginary parts in separate planes (how it runs).
+// by 1/(nx ny)), in place, its real and imaginary parts in separate planes (deblur_region.cpp:
+// the blur estimates and the deconvolution).
 void fft2(std::vector<float>& re, std::vector<float>& im, int nx, int ny, bool inverse);
 // One motion streak for several regions of an image (a camera's shake smears them all alike): the
 // deepest minimum of their windows' averaged gradient autocorrelations, within 12 degrees of

@@ -749,8 +749,8 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
 template <class F>
 class PassSchedule {
  public:
-  PassSchedule(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, bool wholeDeblur, F& onCandidate)
-      : image_(image), options_(options), deadline_(deadline), wholeDeblur_(wholeDeblur), onCandidate_(onCandidate) {}
+  PassSchedule(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, bool halveDeblurred, F& onCandidate)
+      : image_(image), options_(options), deadline_(deadline), halveDeblurred_(halveDeblurred), onCandidate_(onCandidate) {}
 
   void runAll() {
     workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
@@ -995,8 +995,10 @@ class PassSchedule {
       if (area > kDeblurPixels && area > bestLargeArea) bestLargeArea = area, bestLarge = static_cast<int>(i), blurLarge = cues;
     }
     const bool halved = best < 0;
-    if (halved && !wholeDeblur_) return;
-    if (halved) best = bestLarge, blur = blurLarge;
+    if (halved) {
+      if (!halveDeblurred_) return;
+      best = bestLarge, blur = blurLarge;
+    }
     if (best < 0 || over()) return;
     const Rect& r = focus_[best];
     GreyImage region = crop(r);
@@ -1254,7 +1256,7 @@ class PassSchedule {
   const GreyImage& image_;
   const ReadOptions& options_;
   const Clock::time_point deadline_;
-  const bool wholeDeblur_;  // the deblurred stage may halve a large region (not on an upsampled copy: readDotCodes)
+  const bool halveDeblurred_;  // the deblurred stage may halve a large region (not on an upsampled copy: readDotCodes)
   F& onCandidate_;
   const Frame identity_;
   bool found_ = false, stop_ = false;
@@ -1279,8 +1281,8 @@ class PassSchedule {
 };
 
 template <class F>
-void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, bool wholeDeblur, F&& onCandidate) {
-  PassSchedule<F> schedule(image, options, deadline, wholeDeblur, onCandidate);
+void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, bool halveDeblurred, F&& onCandidate) {
+  PassSchedule<F> schedule(image, options, deadline, halveDeblurred, onCandidate);
   schedule.runAll();
 }
 
@@ -1380,7 +1382,7 @@ void scaleCorners(std::vector<ReadResult>& results, float factor) {
     }
 }
 
-std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, bool halveLarge = true, bool wholeDeblur = true) {
+std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, bool halveLarge = true, bool halveDeblurred = true) {
   using namespace det;
   std::vector<ReadResult> results;
   if (!image.valid() || options.maxSymbols <= 0) return results;
@@ -1571,7 +1573,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     return 0;
   };
   int extended = 0;
-  runAllPasses(image, options, deadline, wholeDeblur, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
+  runAllPasses(image, options, deadline, halveDeblurred, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
     // cylinder's edge); follow the lattice over the image and try again with the longer one.
