@@ -33,7 +33,7 @@ export const TEST_SAMPLES = 20;
 export const TEST_FIRST_SEED = 1001;
 
 // The addon's types and loader are the SDK's own (one definition, lib/engine/addon.ts).
-import { loadAddon, type Addon, type NativeRead } from '../lib/engine/addon';
+import { loadAddon, type Addon, type NativeRead, type NativeReadOptions } from '../lib/engine/addon';
 
 export { loadAddon, type Addon, type NativeRead };
 
@@ -80,12 +80,12 @@ function score(s: Sample, got: string[], vias: string[], ms: number, error?: str
 }
 
 /** Detector alone: the grey buffer straight into readImageSync. Time = the native call. */
-export function runAddon(addon: Addon, s: Sample): Outcome {
+export function runAddon(addon: Addon, s: Sample, options?: NativeReadOptions): Outcome {
   const t0 = process.hrtime.bigint();
   let reads: NativeRead[] = [];
   let error: string | undefined;
   try {
-    reads = addon.readImageSync(s.grey, s.width, s.height) ?? [];
+    reads = addon.readImageSync(s.grey, s.width, s.height, options) ?? [];
   } catch (e) {
     error = (e as Error).message;
   }
