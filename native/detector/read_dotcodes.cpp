@@ -382,7 +382,7 @@ constexpr double kPeaksPixelsDark = 160000;
 // ... unless the dark regions together cover at most kFewDarkPixels: then the dark half reads all
 // of them. Around a small inkjet code on a light carton (pack-dark: the code box, the dark text and
 // the EAN beside it) the fast pass's dark focus regions often merge into one region of 185k-390k
-// px, over 160k and so never read (15 of the 25 pack-dark renders of seeds 1-100 that a 640k dark
+// px, over 160k and so never read (14 of the 25 pack-dark renders of seeds 1-100 that a 640k dark
 // budget reads); the busy frames this budget guards against (text, dot-matrix print, textures
 // everywhere) hold 400k-840k px of dark regions (the five empty 720p frames).
 constexpr double kFewDarkPixels = 320000;
