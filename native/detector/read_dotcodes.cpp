@@ -379,6 +379,13 @@ constexpr double kTextureCover = 0.8;
 // Pixels the peaks pass may read per polarity and image.
 constexpr double kPeaksPixels = 640000;
 constexpr double kPeaksPixelsDark = 160000;
+// ... unless the dark regions together cover at most kFewDarkPixels: then the dark half reads all
+// of them. Around a small inkjet code on a light carton (pack-dark: the code box, the dark text and
+// the EAN beside it) the fast pass's dark focus regions often merge into one region of 185k-390k
+// px, over 160k and so never read (14 of the 25 pack-dark renders of seeds 1-100 that a 640k dark
+// budget reads); the busy frames this budget guards against (text, dot-matrix print, textures
+// everywhere) hold 400k-840k px of dark regions (the five empty 720p frames).
+constexpr double kFewDarkPixels = 320000;
 constexpr double kSpillPixels = 320000;  // light lattices cut by their region's border, read whole
 // Light lattices with modules under kFinePitch px are read again at twice the size (upsampledPeaks).
 constexpr float kFinePitch = 2.6f;
@@ -1056,6 +1063,9 @@ class PassSchedule {
       return false;
     };
     workspace().peaks.forgetResponses();
+    double darkArea = 0;
+    for (const Rect& d : darkRegions) darkArea += static_cast<double>(d.x1 - d.x0) * (d.y1 - d.y0);
+    const double darkBudget = darkArea <= kFewDarkPixels ? std::max(kPeaksPixelsDark, darkArea) : kPeaksPixelsDark;
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
       if (deblur_ != PeaksDeblur::none && pass->dark) break;
       // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
@@ -1070,12 +1080,12 @@ class PassSchedule {
 #endif
       // bounded work, as for the other region passes: an empty frame must not pay a whole-frame
       // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
-      double budget = pass->dark ? kPeaksPixelsDark : kPeaksPixels;
+      double budget = pass->dark ? darkBudget : kPeaksPixels;
       std::vector<Rect>& spilled = pass->dark ? spillPeaksDark_ : spillPeaksLight_;
       // A lattice cut by its region's border is the best evidence of a symbol there is: its
       // re-reads have their own allowance, so large empty regions read first (a phone photo's
       // text and texture) cannot use up what it needs.
-      double spillBudget = pass->dark ? kPeaksPixelsDark : kSpillPixels;
+      double spillBudget = pass->dark ? darkBudget : kSpillPixels;
       bool fromSpill = false;
       // later rounds: lattices cut by their region's border, read again on their whole box (a
       // blurred lattice grows a little with each re-read)
