@@ -248,8 +248,9 @@ float noiseSigma(const GreyImage& img);
 // and under 37 other transforms (scaled, turned, blurred, JPEG, exposure) measure 0.1-3.2.
 constexpr float kNoisy = 4.0f;
 // When the image is noisy, fills buf with it smoothed by a Gaussian of 0.14 times the noise (0.8-1.4
-// px; out views buf) and returns true; otherwise false.
-bool denoiseImage(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
+// px; out views buf) and returns true; otherwise false. narrow: the second try at heavy noise (a
+// width of 1.1 px or more), smoothed by the narrowest Gaussian, 0.8 px; false for lighter noise.
+bool denoiseImage(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out, bool narrow = false);
 
 // A uniform-cell spatial index over blob centres. The centres are copied by build(): a blob moved
 // later is still found where it was.
