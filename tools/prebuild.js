@@ -9,7 +9,8 @@
 //   node tools/prebuild.js [--arch x64,arm64] [--if-stale]
 //
 // --if-stale (the `prebuild` npm script, run before every `npm run build`): only the arches whose
-// prebuilds/linux-<arch> binary is missing or older than native/ and binding.gyp.
+// prebuilds/linux-<arch> binary is missing or older than native/ and binding.gyp; first, a local
+// build/Release addon older than those is recompiled (it is the one node-gyp-build loads).
 //
 // prebuild({dir}) builds in DIR, which must hold package.json, binding.gyp, native/ and
 // tools/list-sources.js (node-gyp's build/ there is removed afterwards); the binaries land in
@@ -136,6 +137,28 @@ function staleReason(arch) {
   return sourcesMtime() > when ? 'native sources are newer than the prebuilt addon' : null;
 }
 
+/**
+ * node-gyp-build loads build/Release before prebuilds/, so a checkout's own addon left from before
+ * a pull or merge that changed native/ would be what the tests and the CLI run (the wasm reader,
+ * rebuilt on such changes, then disagrees with it). Recompiles it when it is older than the
+ * sources; a checkout without one (a clean clone whose install took the prebuilt) has nothing to do.
+ */
+function refreshLocalBuild() {
+  const built = path.join(ROOT, 'build', 'Release', 'dotcode_native.node');
+  let when;
+  try { when = fs.statSync(built).mtimeMs; } catch { return; }
+  if (sourcesMtime() <= when) return;
+  console.log('prebuild: build/Release/dotcode_native.node is older than native/: recompiling it');
+  const args = [nodeGypBin(), 'rebuild', '-j', String(Math.max(1, require('node:os').cpus().length))];
+  const headers = nodedir();
+  if (headers) args.push(`--nodedir=${headers}`);
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) {
+    process.stderr.write(`${r.stdout}${r.stderr}`);
+    throw new Error('recompiling build/Release failed (output above); run `npx node-gyp rebuild` to see why');
+  }
+}
+
 /** Copies a current build/Release addon into prebuilds/<platform>-<arch>/<name>.node, stripped. */
 function reuseLocalBuild(arch) {
   const built = path.join(ROOT, 'build', 'Release', 'dotcode_native.node');
@@ -164,6 +187,7 @@ if (require.main === module) {
   try {
     let arches = opt('--arch') ? opt('--arch').split(',') : ARCHES;
     if (args.includes('--if-stale')) {
+      refreshLocalBuild();
       arches = arches.filter((arch) => staleReason(arch) !== null);
       // As part of `npm run build`, a missing cross compiler is a notice, not a failed build (a
       // developer without g++-aarch64-linux-gnu still builds and tests); tools/pack-sdk.js and
