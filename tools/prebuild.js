@@ -23,6 +23,7 @@
 // same for every CPU, so the x64 Node's headers serve the arm64 build too.
 'use strict';
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
 
@@ -137,6 +138,16 @@ function staleReason(arch) {
   return sourcesMtime() > when ? 'native sources are newer than the prebuilt addon' : null;
 }
 
+/** The checkout's own addon (node-gyp's build/Release), which node-gyp-build loads before prebuilds/. */
+const LOCAL_BUILD = path.join(ROOT, 'build', 'Release', 'dotcode_native.node');
+
+/** 'missing', 'stale' (older than native/ and binding.gyp) or 'current'. */
+function localBuildState() {
+  let when;
+  try { when = fs.statSync(LOCAL_BUILD).mtimeMs; } catch { return 'missing'; }
+  return sourcesMtime() > when ? 'stale' : 'current';
+}
+
 /**
  * node-gyp-build loads build/Release before prebuilds/, so a checkout's own addon left from before
  * a pull or merge that changed native/ would be what the tests and the CLI run (the wasm reader,
@@ -144,12 +155,9 @@ function staleReason(arch) {
  * sources; a checkout without one (a clean clone whose install took the prebuilt) has nothing to do.
  */
 function refreshLocalBuild() {
-  const built = path.join(ROOT, 'build', 'Release', 'dotcode_native.node');
-  let when;
-  try { when = fs.statSync(built).mtimeMs; } catch { return; }
-  if (sourcesMtime() <= when) return;
+  if (localBuildState() !== 'stale') return;
   console.log('prebuild: build/Release/dotcode_native.node is older than native/: recompiling it');
-  const args = [nodeGypBin(), 'rebuild', '-j', String(Math.max(1, require('node:os').cpus().length))];
+  const args = [nodeGypBin(), 'rebuild', '-j', String(Math.max(1, os.cpus().length))];
   const headers = nodedir();
   if (headers) args.push(`--nodedir=${headers}`);
   const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
@@ -161,16 +169,13 @@ function refreshLocalBuild() {
 
 /** Copies a current build/Release addon into prebuilds/<platform>-<arch>/<name>.node, stripped. */
 function reuseLocalBuild(arch) {
-  const built = path.join(ROOT, 'build', 'Release', 'dotcode_native.node');
-  let when;
-  try { when = fs.statSync(built).mtimeMs; } catch { return false; }
-  if (sourcesMtime() > when) return false;
+  if (localBuildState() !== 'current') return false;
   const name = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).name;
   const dir = prebuildDir(arch);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const to = path.join(dir, `${name}.node`);
-  fs.copyFileSync(built, to);
+  fs.copyFileSync(LOCAL_BUILD, to);
   if (spawnSync('strip', ['--strip-all', to], { stdio: 'ignore' }).status !== 0) {
     fs.rmSync(dir, { recursive: true, force: true });
     return false;
@@ -205,7 +210,7 @@ if (require.main === module) {
     // binding.gyp: when it is current, a stripped copy is the prebuilt binary (saves a compile).
     arches = arches.filter((arch) => !(args.includes('--if-stale') && arch === process.arch && reuseLocalBuild(arch)));
     if (arches.length === 0) process.exit(0);
-    const stage = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'dotcode-prebuild-'));
+    const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'dotcode-prebuild-'));
     try {
       for (const rel of ['package.json', 'binding.gyp', 'native', 'tools/list-sources.js']) {
         fs.cpSync(path.join(ROOT, rel), path.join(stage, rel), { recursive: true });

@@ -30,10 +30,6 @@ namespace {
 // 1280x720 frame, 57k samples, hold the estimate to a few hundredths of a grey level).
 constexpr int kCueStride = 16;
 
-// The narrowest Gaussian (px): at sigma 6 the noise's own width, and the re-read of heavier noise
-// whose wider smoothing read nothing.
-constexpr float kNarrowestDenoise = 0.8f;
-
 }  // namespace
 
 float noiseSigma(const GreyImage& img) {
@@ -57,19 +53,14 @@ float noiseSigma(const GreyImage& img) {
   return static_cast<float>(std::sqrt(3.14159265358979 / 2) * static_cast<double>(sum) / n / 6);
 }
 
-bool denoiseImage(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out, bool narrow) {
-  if (!in.valid()) return false;
-  const float noise = noiseSigma(in);
-  if (noise < kNoisy) return false;
-  const float sigma = std::clamp(0.14f * noise, kNarrowestDenoise, 1.4f);
-  // The narrow re-read differs from the first only where the first was clamped wide.
-  if (narrow && sigma < kNarrowestDenoise + 0.3f) return false;
-  if (narrow) {
-    blurToGrey(greyToFloat(in), in.width, in.height, kNarrowestDenoise * kNarrowestDenoise, buf, out);
-    return true;
-  }
-  blurToGrey(greyToFloat(in), in.width, in.height, sigma * sigma, buf, out);
-  return true;
+float denoiseWidth(const GreyImage& img) {
+  if (!img.valid()) return 0;
+  const float noise = noiseSigma(img);
+  return noise < kNoisy ? 0 : std::clamp(0.14f * noise, kNarrowestDenoise, 1.4f);
+}
+
+void denoiseImage(const GreyImage& in, float width, std::vector<uint8_t>& buf, GreyImage& out) {
+  blurToGrey(greyToFloat(in), in.width, in.height, width * width, buf, out);
 }
 
 }  // namespace det

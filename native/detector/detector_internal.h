@@ -247,10 +247,15 @@ float noiseSigma(const GreyImage& img);
 // The noise from which an image that read nothing is read again smoothed. The pack photos as taken
 // and under 37 other transforms (scaled, turned, blurred, JPEG, exposure) measure 0.1-3.2.
 constexpr float kNoisy = 4.0f;
-// When the image is noisy, fills buf with it smoothed by a Gaussian of 0.14 times the noise (0.8-1.4
-// px; out views buf) and returns true; otherwise false. narrow: the second try at heavy noise (a
-// width of 1.1 px or more), smoothed by the narrowest Gaussian, 0.8 px; false for lighter noise.
-bool denoiseImage(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out, bool narrow = false);
+// The narrowest smoothing (px; at sigma 6 the noise's own width). Heavy noise, whose width is
+// kHeavyNoiseWidth or more, is read once more at it when its own width read nothing.
+constexpr float kNarrowestDenoise = 0.8f;
+constexpr float kHeavyNoiseWidth = kNarrowestDenoise + 0.3f;
+// The width (px) of the Gaussian that clears a noisy image's noise: 0.14 times the noise, clamped
+// to kNarrowestDenoise..1.4 px; 0 when the image is not noisy (under kNoisy).
+float denoiseWidth(const GreyImage& img);
+// in smoothed by a Gaussian of `width` px, into buf (out views it).
+void denoiseImage(const GreyImage& in, float width, std::vector<uint8_t>& buf, GreyImage& out);
 
 // A uniform-cell spatial index over blob centres. The centres are copied by build(): a blob moved
 // later is still found where it was.

@@ -1153,7 +1153,7 @@ class PassSchedule {
   void deblurredPeaks() {
     const ImageBlurCues& cues = blurCues();
     PPROF("  smear cue %.2f\n", cues.anisotropy);
-    if (cues.anisotropy < kSmearAnisotropy && (cues.edgeWidth < kDefocusEdgeWidth || cues.anisotropy < kSoftSmearAnisotropy)) return;
+    if (cues.anisotropy < (cues.edgeWidth >= kDefocusEdgeWidth ? kSoftSmearAnisotropy : kSmearAnisotropy)) return;
     deblur_ = PeaksDeblur::smear;
     peaks();
     if (!found_ && !stop_ && sharedStreak(cues.weakAngle, sharedSmear_)) {
@@ -1733,16 +1733,20 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   // A noisy image (sigma 6-10 grey levels): every pixel is a local extreme, the fast pass's focus
   // regions cover the frame and the peak search's lattices grow over the noise. Read again with the
   // noise smoothed (denoise_image.cpp; real pack photos with noise of sigma 10: 29 -> 35 of 43, sigma 6: 38 -> 42).
-  std::vector<uint8_t> denoisedBuf;
-  GreyImage denoised;
-  if (rest().timeBudgetMs > 1 && det::denoiseImage(image, denoisedBuf, denoised)) {
+  const float noiseWidth = rest().timeBudgetMs > 1 ? det::denoiseWidth(image) : 0;
+  if (noiseWidth > 0) {
+    std::vector<uint8_t> denoisedBuf;
+    GreyImage denoised;
+    det::denoiseImage(image, noiseWidth, denoisedBuf, denoised);
     results = readAsGiven(denoised, rest());
     // Heavy noise (sigma 12 and over) on light dots of 2-3 px modules: the Gaussian that clears
     // the noise from the panel also merges neighbouring dots into one peak. Read once more with
     // the narrowest smoothing, which keeps the dots apart and leaves the rest of the noise for the
     // lattice to outvote (real pack photos with noise of sigma 12: 30 -> 35 of 43).
-    if (results.empty() && rest().timeBudgetMs > 1 && det::denoiseImage(image, denoisedBuf, denoised, true))
+    if (results.empty() && noiseWidth >= det::kHeavyNoiseWidth && rest().timeBudgetMs > 1) {
+      det::denoiseImage(image, det::kNarrowestDenoise, denoisedBuf, denoised);
       results = readAsGiven(denoised, rest());
+    }
   }
   return results;
 }
