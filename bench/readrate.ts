@@ -30,6 +30,9 @@ import {
 } from './readrate-core';
 import { walkOptions } from './options';
 import { dotcodeOptions } from '../lib/engine/speed';
+
+/** A still image as decode() reads it by default (speed 'balanced': its detector budget). */
+const STILL = dotcodeOptions('balanced');
 import type { Speed } from '../lib/engine/types';
 import { readRealPhoto, REAL_DIR, REAL_KINDS, realPhotos, summarizeReal, type RealOutcome } from './readrate-real';
 import { FLOORS_SECTION, keptRows, readSection, REAL_SECTION, writeSection } from './readrate-results';
@@ -99,7 +102,7 @@ async function main(): Promise<void> {
       const t0 = Date.now();
       const s = await renderSample(cat, args.seed + i);
       renderMs += Date.now() - t0;
-      const o = runAddon(addon, s);
+      const o = runAddon(addon, s, STILL);
       if (coldMs === null) coldMs = o.ms;
       outs.push(o);
       // Ceiling: would a perfect detector read it? (the decoding core on the printed grid)
@@ -179,7 +182,7 @@ async function testSubsetReads(addon: Addon, cat: Category): Promise<{ read: num
   let read = 0;
   let misreads = 0;
   for (let i = 0; i < TEST_SAMPLES; i++) {
-    const o = runAddon(addon, await renderSample(cat, TEST_FIRST_SEED + i));
+    const o = runAddon(addon, await renderSample(cat, TEST_FIRST_SEED + i), STILL);
     if (o.read) read++;
     if (o.misread || o.falsePositive) misreads++;
   }
@@ -280,7 +283,7 @@ async function mainReal(args: Args): Promise<void> {
     `${os.cpus().length} cores, Node ${process.version}`);
   const outs: RealOutcome[] = [];
   for (const p of photos) {
-    const o = await readRealPhoto(p);
+    const o = await readRealPhoto(p, undefined, STILL);
     outs.push(o);
     if (o.misread) console.log(`MISREAD ${p.file}: expected ${JSON.stringify(p.expected)}, got ${JSON.stringify(o.got)}`);
     if (o.error) console.log(`error ${p.file}: ${o.error}`);

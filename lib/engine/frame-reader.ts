@@ -198,7 +198,7 @@ export class FrameReader {
   private async readDotCode(grey: GreyImage): Promise<NativeFramePush> {
     const addon = this.reader();
     if (!addon) throw new Error('the DotCode reader could not be loaded');
-    const options = { ...dotcodeOptions(this.speed), maxSymbols: 1 };
+    const options = { ...dotcodeOptions(this.speed, true), maxSymbols: 1 };
     if (!addon.createFrameFusion || !addon.pushFrame) {
       const reads = await addon.readImage(grey.data, grey.width, grey.height, options);
       return { reads: reads.map((r) => ({ ...r, framesUsed: 1, track: -1 })), seen: [], detectMs: 0, fuseMs: 0 };

@@ -65,10 +65,26 @@ export function zxingPasses(speed: Speed, twoLevels = false): readonly ZXingPass
 }
 
 /**
+ * How long the DotCode detector may work on one still image, in ms of the reading thread's CPU
+ * time (work_clock.h). A photograph that must be read gets more than a live frame, where the next
+ * frame is another chance and a slow read delays the ones behind it. The read rates in bench/ are
+ * taken at `balanced`'s budget; the hardest real pack photos need about 115 ms of CPU on this
+ * 2-core machine idle (bench/RESULTS.md), and a machine half as fast, or two reads sharing one
+ * core's caches, brings that near 250 ms. An image that holds a symbol reads well inside the
+ * budget; only images that read nothing (or read late) spend it all.
+ */
+const STILL_BUDGET_MS: Record<Speed, number> = { video: 250, balanced: 500, thorough: 2000 };
+
+/** The budget of a live frame (FrameReader, /v1/live, the Live Scanner) at any speed. */
+export const FRAME_BUDGET_MS = 250;
+
+/**
  * (With `video` and no format, core.ts also runs the two readers at the same time.)
  * The DotCode detector's options: on live frames only its fast pass (about 6 ms on an empty
- * 1280x720 frame against about 30 ms with the fallbacks); otherwise the addon's defaults.
+ * 1280x720 frame against about 30 ms with the fallbacks); otherwise the addon's fallbacks, within
+ * the speed's budget for a still image or FRAME_BUDGET_MS for a live frame (`frame`).
  */
-export function dotcodeOptions(speed: Speed): { tryHarder?: boolean } {
-  return speed === 'video' ? { tryHarder: false } : {};
+export function dotcodeOptions(speed: Speed, frame = false): { tryHarder?: boolean; timeBudgetMs: number } {
+  const timeBudgetMs = frame ? FRAME_BUDGET_MS : STILL_BUDGET_MS[speed];
+  return speed === 'video' ? { tryHarder: false, timeBudgetMs } : { timeBudgetMs };
 }

@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { close, decode, decodeAll, decodeSync, SPEEDS, type DecodeOptions, type Format, type Speed } from '../../lib/engine';
 import { renderFrame720, renderSample } from '../fixtures/dotcode-render';
+import { dotcodeOptions, FRAME_BUDGET_MS } from '../../lib/engine/speed';
 import { corpusDir, folderFormat, folders, repoRoot, samples, type Sample } from './corpus';
 
 const EXAMPLES: [string, Format, string][] = [
@@ -40,6 +41,16 @@ describe('engine: speed option', function () {
     // absent, undefined and null all mean balanced, as for gs1
     assert.strictEqual((await decode(qr, { speed: undefined })).ok, true);
     assert.strictEqual((await decode(qr, { speed: null as unknown as Speed })).ok, true);
+  });
+
+  it('gives a still image more DotCode budget the harder it looks, and a live frame the frame budget at any speed', () => {
+    // A still photograph is read once: balanced doubles the live frame's 250 ms of CPU, so a slower
+    // machine than ours still reads the hardest pack photos (about 115 ms here); thorough more again.
+    assert.deepStrictEqual(dotcodeOptions('video'), { tryHarder: false, timeBudgetMs: 250 });
+    assert.deepStrictEqual(dotcodeOptions('balanced'), { timeBudgetMs: 500 });
+    assert.deepStrictEqual(dotcodeOptions('thorough'), { timeBudgetMs: 2000 });
+    for (const speed of SPEEDS) assert.strictEqual(dotcodeOptions(speed, true).timeBudgetMs, FRAME_BUDGET_MS, speed);
+    assert.strictEqual(FRAME_BUDGET_MS, 250);
   });
 
   it('video reads clean symbols: the examples, rendered clean DotCodes, raw frames and decodeSync', async () => {
