@@ -4,7 +4,7 @@
 // detector's time budget lifted (this bench measures the reader's reach, not its speed).
 //
 //   node dist/bench/readrate-real-transforms.js [--transforms tuning|held-out|all|NAME,NAME]
-//        [--kind pack|print] [--files SUBSTR,SUBSTR] [--budget MS] [--out FILE.tsv] [--dump DIR]
+//        [--kind pack|print] [--files SUBSTR,SUBSTR] [--budget MS] [--thorough] [--out FILE.tsv] [--dump DIR]
 //
 // Prints, per transform, the reads, the misreads (a text other than the expected one; counted
 // apart, must be zero) and the unread files; then the totals of the tuning and the held-out
@@ -29,6 +29,8 @@ interface Args {
   kind: RealKind;
   files: string[];
   budgetMs: number;
+  /** --thorough: the detector's thorough allowances (speed 'thorough'). */
+  thorough: boolean;
   out: string | null;
   dump: string | null;
 }
@@ -45,7 +47,7 @@ function pickTransforms(list: string): readonly CameraTransform[] {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { transforms: ALL_TRANSFORMS, kind: 'pack', files: [], budgetMs: 600000, out: null, dump: null };
+  const a: Args = { transforms: ALL_TRANSFORMS, kind: 'pack', files: [], budgetMs: 600000, thorough: false, out: null, dump: null };
   walkOptions(argv, (k, v) => {
     if (k === '--transforms') a.transforms = pickTransforms(v());
     else if (k === '--kind') {
@@ -54,6 +56,7 @@ function parseArgs(argv: string[]): Args {
       a.kind = kind as RealKind;
     } else if (k === '--files') a.files = v().split(',');
     else if (k === '--budget') a.budgetMs = Number(v());
+    else if (k === '--thorough') a.thorough = true;
     else if (k === '--out') a.out = v();
     else if (k === '--dump') a.dump = path.resolve(v());
     else return false;
@@ -78,7 +81,7 @@ async function main(): Promise<void> {
     return;
   }
   console.log(`DotCode read rate on ${photos.length} real ${args.kind} photographs under ${args.transforms.length} camera transforms ` +
-    `(budget ${args.budgetMs} ms); ${os.cpus().length} cores, Node ${process.version}`);
+    `(budget ${args.budgetMs} ms${args.thorough ? ', thorough' : ''}); ${os.cpus().length} cores, Node ${process.version}`);
   const greys = await Promise.all(photos.map((p) => loadGrey({ kind: 'path', path: path.join(REAL_DIR, p.file) })));
   const tsv = ['transform\tfile\tread\tmisread\tms\tgot'];
   const totals = new Map<'tuning' | 'held-out', { read: number; n: number; misreads: number }>();
@@ -89,7 +92,7 @@ async function main(): Promise<void> {
     const unread: string[] = [];
     for (const [i, p] of photos.entries()) {
       const g = await t.apply(greys[i], new Rng(`${t.name}/${p.file}`));
-      const o = readRealGrey(p, g, { timeBudgetMs: args.budgetMs });
+      const o = readRealGrey(p, g, { timeBudgetMs: args.budgetMs, thorough: args.thorough });
       if (o.read) read++;
       else unread.push(p.file);
       if (o.misread) {

@@ -2,7 +2,7 @@
 // (valgrind --tool=callgrind) and wall-time medians outside Node, and for comparing two builds'
 // results on a fixed image set (bench/dump-detector-frames.ts writes such a set).
 //
-//   bench_detector_frames [--runs N] [--fast] [--budget MS] [--cpu] file.pgm...
+//   bench_detector_frames [--runs N] [--fast | --thorough] [--budget MS] [--cpu] file.pgm...
 //
 // Per file, one line: the name, the median wall time over N calls (ms; --cpu: the thread's CPU
 // time, which waits for a busy core do not inflate), and every symbol read
@@ -69,6 +69,8 @@ int main(int argc, char** argv) {
       runs = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--fast"))
       options.tryHarder = false;
+    else if (!std::strcmp(argv[i], "--thorough"))
+      options.thorough = true;
     else if (!std::strcmp(argv[i], "--cpu"))
       cpu = true;
     else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc)

@@ -90,7 +90,7 @@ export interface NativeSymbol {
 export interface NativeGrid { rows: number; cols: number; values: ArrayLike<number> }
 
 /** Options of the image reads (native/detector ReadOptions). */
-export interface NativeReadOptions { tryHarder?: boolean; maxSymbols?: number; timeBudgetMs?: number }
+export interface NativeReadOptions { tryHarder?: boolean; thorough?: boolean; maxSymbols?: number; timeBudgetMs?: number }
 
 /** A read of the video fusion (native/detector/frame_fusion.h): a frame's own, or of fused frames. */
 export interface NativeFrameRead extends NativeRead {

@@ -35,6 +35,8 @@ export function toSymbol(r: NativeRead): DotCodeSymbol {
 /** Detector options the engine sets per call (speed.ts); the addon's defaults otherwise. */
 export interface DotCodeOptions {
   tryHarder?: boolean;
+  /** Wider per-image allowances of the harder passes (speed 'thorough'; native ReadOptions::thorough). */
+  thorough?: boolean;
   /** The detector's bound on its work per image, in ms (the addon's default 250; speed.ts sets it per speed; tests of reads lift it). */
   timeBudgetMs?: number;
 }

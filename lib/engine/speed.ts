@@ -84,7 +84,10 @@ export const FRAME_BUDGET_MS = 250;
  * 1280x720 frame against about 30 ms with the fallbacks); otherwise the addon's fallbacks, within
  * the speed's budget for a still image or FRAME_BUDGET_MS for a live frame (`frame`).
  */
-export function dotcodeOptions(speed: Speed, frame = false): { tryHarder?: boolean; timeBudgetMs: number } {
-  const timeBudgetMs = frame ? FRAME_BUDGET_MS : STILL_BUDGET_MS[speed];
-  return speed === 'video' ? { tryHarder: false, timeBudgetMs } : { timeBudgetMs };
+export function dotcodeOptions(speed: Speed, frame = false): { tryHarder?: boolean; thorough?: boolean; timeBudgetMs: number } {
+  if (frame) return speed === 'video' ? { tryHarder: false, timeBudgetMs: FRAME_BUDGET_MS } : { timeBudgetMs: FRAME_BUDGET_MS };
+  const timeBudgetMs = STILL_BUDGET_MS[speed];
+  if (speed === 'video') return { tryHarder: false, timeBudgetMs };
+  // thorough: the harder passes' per-image allowances widened too (read_dotcodes.cpp, Allowances)
+  return speed === 'thorough' ? { thorough: true, timeBudgetMs } : { timeBudgetMs };
 }

@@ -66,7 +66,7 @@ function nowNs(clockId: number): bigint {
   return BigInt(Math.round(ms * 1e6));
 }
 
-export interface ReadOptionsArg { tryHarder?: unknown; maxSymbols?: unknown; timeBudgetMs?: unknown }
+export interface ReadOptionsArg { tryHarder?: unknown; thorough?: unknown; maxSymbols?: unknown; timeBudgetMs?: unknown }
 
 /** napi_get_value_int32: non-finite -> 0, otherwise the low 32 bits. */
 function int32(v: number): number {
@@ -100,6 +100,8 @@ export function checkImageArgs(args: unknown[]): ImageArgs {
   if (options !== null && typeof options === 'object') {
     const o = options as ReadOptionsArg;
     if (typeof o.tryHarder === 'boolean') tryHarder = o.tryHarder ? 1 : 0;
+    // 2: every pass with the thorough allowances (wasm_api.cpp readOptions); the fast passes alone stay so
+    if (o.thorough === true && tryHarder !== 0) tryHarder = 2;
     if (typeof o.maxSymbols === 'number') maxSymbols = int32(o.maxSymbols);
     if (typeof o.timeBudgetMs === 'number') {
       // Bounded so the detector's deadline arithmetic cannot overflow: at most ten minutes.

@@ -164,6 +164,7 @@ bool parseImageArgs(const Napi::CallbackInfo& info, ImageArgs& args, size_t firs
   if (info.Length() > first + 3 && info[first + 3].IsObject()) {
     Napi::Object o = info[first + 3].As<Napi::Object>();
     if (o.Get("tryHarder").IsBoolean()) args.options.tryHarder = o.Get("tryHarder").As<Napi::Boolean>().Value();
+    if (o.Get("thorough").IsBoolean()) args.options.thorough = o.Get("thorough").As<Napi::Boolean>().Value();
     if (o.Get("maxSymbols").IsNumber()) args.options.maxSymbols = o.Get("maxSymbols").As<Napi::Number>().Int32Value();
     if (o.Get("timeBudgetMs").IsNumber()) {
       // Bounded so the detector's deadline arithmetic cannot overflow: at most ten minutes.

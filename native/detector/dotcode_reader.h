@@ -16,6 +16,7 @@ struct ReadOptions {
   bool tryHarder = true;           // run the slower passes when the fast one finds nothing
   int maxSymbols = 8;              // stop after this many symbols
   double timeBudgetMs = 250;       // hard bound on detector work per image (this thread's CPU time: work_clock.h)
+  bool thorough = false;           // wider per-image allowances of the harder passes (speed 'thorough')
   DetectorTrace* trace = nullptr;  // when set, filled with what every stage saw (inspect)
   // When set, every lattice that was sampled is appended (video fusion, frame_fusion.h).
   std::vector<SampledLattice>* sampled = nullptr;

@@ -110,9 +110,12 @@ void writeTrace(dcwasm::WireWriter& w, const dc::DetectorTrace& t) {
   }
 }
 
+// tryHarder: -1 not given (the default), 0 the fast passes only, 1 every pass, 2 every pass with
+// the thorough allowances (ReadOptions::thorough).
 dc::ReadOptions readOptions(int tryHarder, int maxSymbols, double timeBudgetMs) {
   dc::ReadOptions o;
-  if (tryHarder >= 0) o.tryHarder = tryHarder != 0;  // -1: not given, keep the default
+  if (tryHarder >= 0) o.tryHarder = tryHarder != 0;
+  o.thorough = tryHarder >= 2;
   o.maxSymbols = maxSymbols;
   o.timeBudgetMs = timeBudgetMs;
   return o;

@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { close, decode, decodeAll, decodeSync, SPEEDS, type DecodeOptions, type Format, type Speed } from '../../lib/engine';
 import { renderFrame720, renderSample } from '../fixtures/dotcode-render';
+import { loadAddon } from '../../lib/engine/addon';
 import { dotcodeOptions, FRAME_BUDGET_MS } from '../../lib/engine/speed';
 import { corpusDir, folderFormat, folders, repoRoot, samples, type Sample } from './corpus';
 
@@ -48,7 +49,8 @@ describe('engine: speed option', function () {
     // machine than ours still reads the hardest pack photos (about 115 ms here); thorough more again.
     assert.deepStrictEqual(dotcodeOptions('video'), { tryHarder: false, timeBudgetMs: 250 });
     assert.deepStrictEqual(dotcodeOptions('balanced'), { timeBudgetMs: 500 });
-    assert.deepStrictEqual(dotcodeOptions('thorough'), { timeBudgetMs: 2000 });
+    assert.deepStrictEqual(dotcodeOptions('thorough'), { thorough: true, timeBudgetMs: 2000 });
+    assert.deepStrictEqual(dotcodeOptions('thorough', true), { timeBudgetMs: 250 });
     for (const speed of SPEEDS) assert.strictEqual(dotcodeOptions(speed, true).timeBudgetMs, FRAME_BUDGET_MS, speed);
     assert.strictEqual(FRAME_BUDGET_MS, 250);
   });
@@ -102,6 +104,32 @@ describe('engine: speed option', function () {
     }
     // 325 when this test was written (bench/RESULTS.md); balanced reads 331 (corpus.test.ts)
     assert.ok(good >= 325, `video read ${good}`);
+  });
+
+  it('thorough widens the DotCode detector\'s allowances: dark-ink pack codes balanced leaves unread, none lost', async () => {
+    // pack-dark: small dark dots on a light code box, the same-ink text and the EAN beside it; the
+    // fast pass's dark regions around it merge into more pixels than balanced's dark peaks budget
+    // (read_dotcodes.cpp, Allowances). Seeds 1-20; balanced reads 10/pack-dark only with thorough.
+    const addon = loadAddon();
+    const unhurried = { timeBudgetMs: 10000 };
+    const lost: string[] = [];
+    const gained: string[] = [];
+    for (let seed = 1; seed <= 20; seed++) {
+      const s = await renderSample('pack-dark', seed);
+      const text = (o: object) => addon.readImageSync(s.grey, s.width, s.height, { ...o, ...unhurried }).map((r) => Buffer.from(r.bytes).toString('latin1'));
+      const b = text({});
+      const t = text({ thorough: true });
+      for (const got of [...b, ...t]) assert.strictEqual(got, s.expectedText, `pack-dark/${seed} misread`);
+      if (b.length && !t.length) lost.push(`pack-dark/${seed}`);
+      if (t.length && !b.length) gained.push(`pack-dark/${seed}`);
+    }
+    assert.deepStrictEqual(lost, []);
+    assert.ok(gained.includes('pack-dark/10'), `gained ${gained.join(', ')}`);
+    // and decode() asks for it with speed 'thorough' (native or WebAssembly alike)
+    const s = await renderSample('pack-dark', 10);
+    const frame = { data: s.grey, width: s.width, height: s.height, channels: 1 as const };
+    assert.strictEqual((await decode(frame, { speed: 'thorough', format: 'DotCode' })).text, s.expectedText);
+    assert.strictEqual((await decode(frame, { format: 'DotCode' })).ok, false);
   });
 
   it('thorough reads every sample balanced reads (and more), and finds nothing in the falsepositives', async function () {
