@@ -13,6 +13,10 @@ import {
 } from '../../bench/readrate-core';
 import { recordedFloors } from '../../bench/readrate-results';
 import { WasmParity } from '../engine/wasm-parity';
+import { dotcodeOptions } from '../../lib/engine/speed';
+
+/** Each sample read as decode() reads a still image (speed 'balanced': its detector budget), as the bench records the floors. */
+const STILL = dotcodeOptions('balanced');
 
 const N = TEST_SAMPLES;
 const FIRST_SEED = TEST_FIRST_SEED; // apart from the bench's default seeds 1..100, so tests are not tuned on the bench
@@ -51,7 +55,7 @@ describe('DotCode read rate (synthetic, 20 per category)', function () {
       const results: Array<{ o: Outcome; s: Sample; ceiling: boolean }> = [];
       for (let i = 0; i < N; i++) {
         const s = await renderSample(cat, FIRST_SEED + i);
-        const o = runAddon(addon, s);
+        const o = runAddon(addon, s, STILL);
         parity.check(s, i === 0); // the WebAssembly reader on the same image (test/engine/wasm-parity.ts)
         results.push({ o, s, ceiling: s.expected ? gridDecodable(addon, s) : false });
         if (s.matrix) {
