@@ -499,16 +499,59 @@ void endsPast(int edge, int dir, int maxEnds, HasDot&& hasDot, Push&& push) {
 // edge line (a dot counts from 0.7).
 constexpr float kFaintEndDot = 0.3f;
 
+// Glare that saturates a pack symbol's end leaves its last lines without contrast: their lattice
+// positions are sampled as erasures (exactly 0.5), and so is the panel past the symbol under the
+// same streak. Neither level of kEndDotLevels tells where in that run the symbol ends (at 0.5 every
+// washed line counts as a dot, and the run's end is the streak's, not the symbol's). So each washed
+// line (every lattice position on it erased) within kWashedEnds lines past the lattice's edge is a
+// candidate end too, after the ends above, as long as every line between holds no clear dot and is
+// not plainly empty (the quiet zone, the dark panel: no value over kFaintEndDot); the line at the
+// streak's edge, partly washed, is walked over. The grid of the true extent then holds the washed
+// lines as erasures, which Reed-Solomon pays one check word each. (Packs 191 and 316 of seeds
+// 101-400: 2 and 8 washed end lines. Lines half erased counted as washed too: the same reads, and
+// two decoy lattices of the empty 720p frames paid their windows, +0.5% instructions.)
+constexpr int kWashedEnds = 12;
+// How a grid line past a lattice's edge looks within the lattice's short side.
+enum class LineLook {
+  kDot,     // a clear dot on it (kEndDotLevels[0])
+  kEmpty,   // every value under kFaintEndDot (or the line leaves the sampled grid)
+  kWashed,  // every lattice position erased
+  kOther,
+};
+LineLook lineLook(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int k) {
+  const int from = alongCols ? f.rowMin : f.colMin, to = alongCols ? f.rowMax : f.colMax;
+  int positions = 0, erased = 0;
+  float most = 0;
+  for (int t = from; t <= to; ++t) {
+    const int r = alongCols ? t : k, c = alongCols ? k : t;
+    if (((r + c) & 1) != parity) continue;
+    const int ar = r - r0, ac = c - c0;
+    if (ar < 0 || ac < 0 || ar >= all.rows || ac >= all.cols) return LineLook::kEmpty;
+    const float v = all.at(ar, ac);
+    most = std::max(most, v);
+    erased += v == 0.5f;
+    ++positions;
+  }
+  if (most >= kEndDotLevels[0]) return LineLook::kDot;
+  if (positions == 0 || most < kFaintEndDot) return LineLook::kEmpty;
+  return erased == positions ? LineLook::kWashed : LineLook::kOther;
+}
+
 void candidateEnds(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int dir,
                    std::vector<int>& ends) {
   ends.clear();
   const int edge = alongCols ? (dir < 0 ? f.colMin : f.colMax) : (dir < 0 ? f.rowMin : f.rowMax);
+  auto add = [&](int k) {
+    if (std::find(ends.begin(), ends.end(), k) == ends.end()) ends.push_back(k);
+  };
   for (float level : kEndDotLevels)
     endsPast(
-        edge, dir, kMaxEnds, [&](int k) { return linePresence(all, r0, c0, parity, f, alongCols, k) >= level; },
-        [&](int k) {
-          if (std::find(ends.begin(), ends.end(), k) == ends.end()) ends.push_back(k);
-        });
+        edge, dir, kMaxEnds, [&](int k) { return linePresence(all, r0, c0, parity, f, alongCols, k) >= level; }, add);
+  for (int k = edge + dir; std::abs(k - edge) <= kWashedEnds; k += dir) {
+    const LineLook look = lineLook(all, r0, c0, parity, f, alongCols, k);
+    if (look == LineLook::kDot || look == LineLook::kEmpty) break;
+    if (look == LineLook::kWashed) add(k);
+  }
 }
 
 // A short wide lattice grown into the text beside its symbol is too long on its short side (the
