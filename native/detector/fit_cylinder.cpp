@@ -295,7 +295,12 @@ void trimOutliers(std::vector<ModelPoint>& pts, const CylinderWrap& m) {
   for (size_t n = 0; n < pts.size(); ++n) pts[n].w = res[n] <= tol ? 1.0 : 0.0;
 }
 
-constexpr float kDotScore = 0.6f;       // share of the lattice's dot contrast a found dot must reach
+constexpr float kDotScore = 0.6f;  // share of the lattice's dot contrast a found dot must reach
+// ... on a line whose columns lie closer than kCompressedShare of the middle's and whose levels
+// split in two (by a gap of kLevelGap of the contrast), at least kMinDotScore on the dark side
+constexpr float kCompressedShare = 0.75f;
+constexpr float kMinDotScore = 0.3f;
+constexpr float kLevelGap = 0.2f;
 constexpr int kQuietLines = 3;          // empty lines that end the symbol (its quiet zone)
 constexpr float kMinColumnStep = 0.8f;  // pixels: closer columns are the silhouette, not readable
 // Root mean misfit of the orthographic model, in pitches, beyond which a lattice is not taken for
@@ -457,7 +462,7 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
   // line's own empty level under its own shading, which the lattice's contrast misjudges on the
   // dark side of a cylinder. A column's dots lie well below that level; a bar (the silhouette, a
   // shadow, two columns merged) darkens the off-parity positions as much.
-  auto lineThreshold = [&](int k, std::vector<float> dotV, float contrast) {
+  auto offParityLevels = [&](int k) {
     std::vector<float> offV;
     for (int j = jMin; j <= jMax; ++j) {
       if (((k + j) & 1) == parity) continue;
@@ -467,6 +472,10 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
       for (int a = -1; a <= 1; ++a) v = std::min(v, sampleDisc(img, best.at(k + 0.1 * a, j), rad, xm));
       offV.push_back(v);
     }
+    return offV;
+  };
+  auto lineThreshold = [&](int k, std::vector<float> dotV, float contrast) {
+    std::vector<float> offV = offParityLevels(k);
     if (offV.size() < 4) return -1.0f;
     std::nth_element(offV.begin(), offV.begin() + offV.size() / 2, offV.end());
     // (the darker quarter of the line's candidates: on the shaded side a third of them and more
@@ -481,19 +490,24 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
     return darkOff * 6 <= offV.size() ? mid : -1.0f;
   };
   // Lines beyond the lattice along the wrapped axis, at the model's positions.
+  const PointF midK = stepK(best, best.kc, 0.5 * (jMin + jMax));
+  const float midStep = std::hypot(midK.x, midK.y);
   int added = 0;
   for (int dir = -1; dir <= 1; dir += 2) {
     int empties = 0;
+    float lastStep = 1e9f;  // the previous line's closest column step
     for (int k = (dir < 0 ? kMin0 : kMax0) + dir;; k += dir) {
       int seen = 0, outside = 0;
       struct Found {
-        float x, y, v;
+        float x, y, v, score;
         int j;
       };
       std::vector<Found> found;
       bool silhouette = false;
       std::vector<float> contrasts;
       bool shaded = false;  // (a position seen only with the shaded side's contrast)
+      float kStepMin = 1e9f;
+      std::vector<Found> cands;
       for (int j = jMin; j <= jMax; ++j) {
         if (((k + j) & 1) != parity) continue;
         const PointF p = best.at(k, j);
@@ -501,12 +515,14 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
           ++outside;
           continue;
         }
-        const PointF sk = stepK(best, k, j), sj = stepJ(best, k, j);
+        const PointF sk = stepK(best, k, j);
         const float kStep = std::hypot(sk.x, sk.y);
         if (kStep < kMinColumnStep) {
           silhouette = true;
           break;
         }
+        kStepMin = std::min(kStepMin, kStep);
+        const PointF sj = stepJ(best, k, j);
         const float rad = std::max(0.5f, std::min(rad0, 0.25f * std::min(kStep, std::hypot(sj.x, sj.y))));
         float nb[4] = {sampleDisc(img, best.at(k - 1, j), rad, xm), sampleDisc(img, best.at(k + 1, j), rad, xm),
                        sampleDisc(img, best.at(k, j - 1), rad, xm), sampleDisc(img, best.at(k, j + 1), rad, xm)};
@@ -524,14 +540,64 @@ bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blob
             const float v = sampleDisc(img, q, rad, xm);
             if (v < bestV) bestV = v, bx = q.x, by = q.y;
           }
-        if ((ground - bestV) / contrast >= kDotScore) found.push_back({bx, by, bestV, j});
+        cands.push_back({bx, by, bestV, (ground - bestV) / contrast, j});
       }
+      // Where the columns close up (under kCompressedShare of the middle's step; 1-2 px for
+      // modules of 3-4 px), a dot's darkest point is about as dark as nearer the middle, but its
+      // ground, read a column step away, is darkened by the next columns' dots through the
+      // camera's blur: its share of the lattice's contrast falls to 0.4-0.55 while the empty
+      // positions stay near 0, and the 0.6 above ended the search columns short of the edge. The
+      // line's own levels split it instead: its dots' darkest points lie together, its empty
+      // positions' well above them. A gap in the sorted levels of at least kLevelGap of the
+      // contrast, and twice any other gap between them, separates the two; quiet zones and flat
+      // surroundings show no such gap.
+      float score = kDotScore;
+      float below = 1e9f;  // (levels under this are the line's dots)
+      bool split = false;
+      if (!silhouette && kStepMin < kCompressedShare * midStep && cands.size() >= 6) {
+        std::vector<float> levels;
+        levels.reserve(cands.size());
+        for (const Found& f : cands) levels.push_back(f.v);
+        std::sort(levels.begin(), levels.end());
+        float gap = 0, other = 0, at = 0;
+        for (size_t n = 1; n < levels.size(); ++n) {
+          const float g = levels[n] - levels[n - 1];
+          if (g > gap)
+            other = gap, gap = g, at = 0.5f * (levels[n] + levels[n - 1]);
+          else
+            other = std::max(other, g);
+        }
+        std::vector<float> c = contrasts;
+        std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());
+        split = gap >= kLevelGap * c[c.size() / 2] && gap >= 2 * other;
+        // The off-parity positions are empty in a DotCode: most must fall on the empty side (at
+        // least half of them above the split level; the next columns' dots darken some through
+        // the blur). Near the silhouette the surface's shading or the scene beyond it darkens one
+        // end of a line, which splits its levels too, and there they go dark with the rest.
+        if (split) {
+          const std::vector<float> offV = offParityLevels(k);
+          const size_t darkOff = static_cast<size_t>(std::count_if(offV.begin(), offV.end(), [at](float v) { return v <= at; }));
+          split = offV.size() >= 4 && darkOff * 2 <= offV.size();
+        }
+        if (split) score = kMinDotScore, below = at;
+        DBG("cylinder line %d: levels split by %.0f (next gap %.0f) at %.0f, contrast %.0f\n", k, gap, other, at, c[c.size() / 2]);
+      }
+      for (const Found& f : cands)
+        if (f.score >= score && f.v < below) found.push_back(f);
       DBG("cylinder line %d: seen %d found %zu outside %d silhouette %d\n", k, seen, found.size(), outside, silhouette);
+      // Outwards the columns only close up, to the silhouette. Lines one step apart can jump over
+      // the short stretch where the model's step falls under kMinColumnStep (at 18 px modules a
+      // line spans 0.2 rad of arc, the stretch 0.05 rad); beyond it the model's sine turns back
+      // and its steps grow again over what is no longer the cylinder's front: the silhouette too.
+      if (!silhouette && kStepMin > lastStep && lastStep < kCompressedShare * midStep) silhouette = true;
+      lastStep = kStepMin;
       if (silhouette || outside > 0 || seen * 2 < (jMax - jMin + 1) / 2) break;
       // Nearly every position dark: a bar, a full column of the symbol (10 of 11 happens), or a
       // column on the shaded side whose empty positions pass the lattice's contrast. A line that
       // reached the darkest shade, where the scene beyond the cylinder may begin, is checked too.
-      if ((seen >= 8 && found.size() * 10 > static_cast<size_t>(seen) * 9) || (shaded && !found.empty())) {
+      // (a line whose levels split in two shows its empty positions as light as its ground, which
+      // neither the scene beyond the silhouette nor a shadow does: the shade's check is not needed)
+      if ((seen >= 8 && found.size() * 10 > static_cast<size_t>(seen) * 9) || (!split && shaded && !found.empty())) {
         std::vector<float> dotV;
         dotV.reserve(found.size());
         for (const Found& f : found) dotV.push_back(f.v);
