@@ -10,9 +10,10 @@ averaged; cylinders by casting a pinhole camera's rays onto a real cylinder
 (Lambertian shading, a Blinn specular stripe). Needs Debian's python3-numpy, python3-scipy,
 python3-pil and zint; no network.
 
-Usage: /usr/bin/python3 bench/indep_render.py CLASS SEED_FROM SEED_TO OUTDIR [--sharp]
+Usage: /usr/bin/python3 bench/indep_render.py CLASS SEED_FROM SEED_TO OUTDIR [--sharp] [--small]
 writes CLASS-NNNN.png and truth-CLASS-FROM-TO.json (text and parameters per image); --sharp
-draws the same scenes without the blur (a control that must read ~100%). Read them with
+draws the same scenes without the blur (a control that must read ~100%); --small draws modules of
+2-3.5 px (flat classes) and 2.5-4 px at a cylinder's middle instead of 3-10 and 4-10. Read them with
 `npx dotcode decode OUTDIR/*.png --json --format DotCode` and compare "text" with the truth.
 """
 import sys, os, json, re, subprocess, math
@@ -120,7 +121,7 @@ def flat_scene(rng, cls, sharp):
     text = payload(rng)
     mat = matrix(text)
     rows, cols = mat.shape
-    mod = rng.uniform(3, 10)
+    mod = rng.uniform(2, 3.5) if SMALL else rng.uniform(3, 10)
     ss = 4 if mod >= 5 else 6
     quiet = rng.uniform(3, 8)
     ang = rng.uniform(0, 2 * math.pi)
@@ -182,7 +183,7 @@ def cylinder_scene(rng, sharp):
     R = 1.0
     modlen = 2 * half * R / cols  # arc length per module
     D = R * rng.uniform(3, 8)  # camera distance to the axis
-    centre_mod = rng.uniform(4, 10)  # px per module at the middle
+    centre_mod = rng.uniform(2.5, 4) if SMALL else rng.uniform(4, 10)  # px per module at the middle
     f = centre_mod * (D - R) / modlen
     phase = rng.uniform(-0.15, 0.15)  # symbol centre a little off the facing line
     roll = math.radians(rng.uniform(-25, 25))
@@ -254,9 +255,14 @@ def cylinder_scene(rng, sharp):
     return text, finish(img, rng, noise), info
 
 
+SMALL = False  # --small: the modules of a far camera or a small vial
+
+
 def main():
+    global SMALL
     cls, lo, hi, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     sharp = "--sharp" in sys.argv
+    SMALL = "--small" in sys.argv
     os.makedirs(out, exist_ok=True)
     truth = {}
     for seed in range(lo, hi + 1):
