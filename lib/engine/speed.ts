@@ -73,10 +73,10 @@ export function zxingPasses(speed: Speed, twoLevels = false): readonly ZXingPass
  * core's caches, brings that near 250 ms. An image that holds a symbol reads well inside the
  * budget; only images that read nothing (or read late) spend it all.
  */
-const STILL_BUDGET_MS: Record<Speed, number> = { video: 250, balanced: 500, thorough: 2000 };
-
 /** The budget of a live frame (FrameReader, /v1/live, the Live Scanner) at any speed. */
 export const FRAME_BUDGET_MS = 250;
+
+const STILL_BUDGET_MS: Record<Speed, number> = { video: FRAME_BUDGET_MS, balanced: 500, thorough: 2000 };
 
 /**
  * (With `video` and no format, core.ts also runs the two readers at the same time.)
@@ -85,9 +85,8 @@ export const FRAME_BUDGET_MS = 250;
  * the speed's budget for a still image or FRAME_BUDGET_MS for a live frame (`frame`).
  */
 export function dotcodeOptions(speed: Speed, frame = false): { tryHarder?: boolean; thorough?: boolean; timeBudgetMs: number } {
-  if (frame) return speed === 'video' ? { tryHarder: false, timeBudgetMs: FRAME_BUDGET_MS } : { timeBudgetMs: FRAME_BUDGET_MS };
-  const timeBudgetMs = STILL_BUDGET_MS[speed];
+  const timeBudgetMs = frame ? FRAME_BUDGET_MS : STILL_BUDGET_MS[speed];
   if (speed === 'video') return { tryHarder: false, timeBudgetMs };
-  // thorough: the harder passes' per-image allowances widened too (read_dotcodes.cpp, Allowances)
-  return speed === 'thorough' ? { thorough: true, timeBudgetMs } : { timeBudgetMs };
+  // a thorough still: the harder passes' per-image allowances widened too (read_dotcodes.cpp, Allowances)
+  return speed === 'thorough' && !frame ? { thorough: true, timeBudgetMs } : { timeBudgetMs };
 }

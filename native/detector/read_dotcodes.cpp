@@ -1133,7 +1133,6 @@ class PassSchedule {
     };
     workspace().peaks.forgetResponses();
     const Allowances& allow = allowancesFor(options_);
-    const double darkBudget = allow.peaksDark;
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
       if (deblur_ != PeaksDeblur::none && pass->dark) break;
       // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
@@ -1148,12 +1147,12 @@ class PassSchedule {
 #endif
       // bounded work, as for the other region passes: an empty frame must not pay a whole-frame
       // peak search (kPeaksPixels per polarity, a 640x480 scanner frame fits)
-      double budget = pass->dark ? darkBudget : allow.peaksLight;
+      double budget = pass->dark ? allow.peaksDark : allow.peaksLight;
       std::vector<Rect>& spilled = pass->dark ? spillPeaksDark_ : spillPeaksLight_;
       // A lattice cut by its region's border is the best evidence of a symbol there is: its
       // re-reads have their own allowance, so large empty regions read first (a phone photo's
       // text and texture) cannot use up what it needs.
-      double spillBudget = pass->dark ? darkBudget : allow.spill;
+      double spillBudget = pass->dark ? allow.peaksDark : allow.spill;
       bool fromSpill = false;
       // later rounds: lattices cut by their region's border, read again on their whole box (a
       // blurred lattice grows a little with each re-read)
