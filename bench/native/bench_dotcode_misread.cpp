@@ -2,6 +2,7 @@
 // damaged beyond what Reed-Solomon can correct, or replaced by random dot patterns. A "misread"
 // is a decode that returns bytes different from what the symbol holds. Goal: zero.
 // Usage: bench_dotcode_misread [grids=100000] [minSpare=1] [seed=1]
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +26,37 @@ struct Rng {
 
 struct Counts { long grids = 0, refused = 0, exact = 0, misread = 0; };
 
+// The grid without 2 lines at its ends: two rows, two columns, or a row and a column, each
+// taken from the start or the end.
+dc::DotGrid windowShort(const dc::DotGrid& g, Rng& rng) {
+  const int kind = rng.below(3);
+  const int dropRows = kind == 0 ? 2 : kind == 1 ? 0 : 1, dropCols = 2 - dropRows;
+  dc::DotGrid out;
+  out.rows = g.rows - dropRows;
+  out.cols = g.cols - dropCols;
+  if (out.rows < 5 || out.cols < 5) return g;
+  const int r0 = rng.below(dropRows + 1), c0 = rng.below(dropCols + 1);
+  for (int r = 0; r < out.rows; ++r)
+    for (int c = 0; c < out.cols; ++c) out.value.push_back(g.at(r + r0, c + c0));
+  return out;
+}
+
+// A band of positions read as 0.5 (glare washed them out), across the whole grid, of at least
+// minPositions positions when given (else 1-4 lines wide).
+void eraseBand(dc::DotGrid& g, Rng& rng, int minPositions = 0) {
+  const bool alongRows = rng.below(2) == 0;
+  const int lines = alongRows ? g.rows : g.cols, across = alongRows ? g.cols : g.rows;
+  int width = 1 + rng.below(4);
+  if (minPositions > 0) width = std::max(width, (2 * minPositions + across - 1) / across + rng.below(2));
+  width = std::min(width, lines);
+  const int start = rng.below(lines - width + 1);
+  for (int k = start; k < start + width; ++k)
+    for (int i = 0; i < across; ++i) {
+      const size_t idx = alongRows ? static_cast<size_t>(k) * g.cols + i : static_cast<size_t>(i) * g.cols + k;
+      g.value[idx] = 0.5f;
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -32,9 +64,10 @@ int main(int argc, char** argv) {
   dc::GridDecodeOptions opts;
   opts.minSpareCheckWords = argc > 2 ? std::atoi(argv[2]) : opts.minSpareCheckWords;
   Rng rng{argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1};
-  const char* names[6] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)",
-                          "random dot patterns", "faint dots and flips beyond budget", "extent across the quiet zone"};
-  constexpr int kModels = 6;
+  const char* names[8] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)",
+                          "random dot patterns", "faint dots and flips beyond budget", "extent across the quiet zone",
+                          "window short by lines + glare band", "glare band beyond budget"};
+  constexpr int kModels = 8;
   Counts counts[kModels];
   const auto start = std::chrono::steady_clock::now();
   for (long g = 0; g < total; ++g) {
@@ -111,12 +144,26 @@ int main(int argc, char** argv) {
       }
       grid = std::move(big);
     }
+    if (model == 6) {
+      // A detector's window that misses lines at one end (two lines of one side, or a row and a
+      // column, so H+W stays odd), with a washed-out band of erasures over part of what is left:
+      // the leading codewords are read right, the check words are not.
+      grid = windowShort(grid, rng);
+      eraseBand(grid, rng);
+    }
+    if (model == 7) eraseBand(grid, rng, l.checkWords / l.blocks + 1);
     const auto got = dc::decodeDotGrid(grid, opts);
     Counts& c = counts[model];
     ++c.grids;
     if (!got) ++c.refused;
     else if (got->bytes == truth.bytes) ++c.exact;
-    else ++c.misread;
+    else {
+      ++c.misread;
+      if (std::getenv("MISREAD_DETAIL"))
+        std::printf("misread model %d: %dx%d -> %dx%d read as %dx%d, erasures %d errors %d budget %d, prefix %d, truth %zu bytes got %zu\n",
+                    model, H, W, grid.rows, grid.cols, got->rows, got->cols, got->erasuresCorrected, got->errorsCorrected,
+                    got->ecBudget, truth.bytes.compare(0, got->bytes.size(), got->bytes) == 0, truth.bytes.size(), got->bytes.size());
+    }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   long grids = 0, misreads = 0;

@@ -262,6 +262,30 @@ std::vector<Extent> shorterWindows(const Extent& e) {
   return out;
 }
 
+// The windows of an extent grown by 2 lines at one end of a side (kept odd), or by 4 where two
+// lines hold less than a codeword, up to the largest symbol side the extents allow. A symbol's
+// Reed-Solomon codeword whose last word is 0 is, without that word, a codeword of the symbol one
+// word shorter (the same check count), and its text lacks the last data word: a window that stops
+// one codeword short of such a symbol (1 in 113), where glare or blur hid its last lines, reads
+// the text cut short. (Two words short needs two zero words: 1 in 12,769.)
+constexpr int kLongerWindowLines = 4;
+std::vector<Extent> longerWindows(const Extent& e) {
+  std::vector<Extent> out;
+  for (int alongCols = 0; alongCols < 2; ++alongCols)
+    for (int grow = 2; grow <= kLongerWindowLines; grow += 2)
+      for (int atStart = 0; atStart < 2; ++atStart) {
+        Extent x = e;
+        int& start = alongCols ? x.colMin : x.rowMin;
+        int& len = alongCols ? x.cols : x.rows;
+        const int across = alongCols ? x.rows : x.cols;  // = the dot positions of two lines
+        if (len + grow > 200 || (grow > 2 && across >= 9)) continue;
+        if (atStart) start -= grow;
+        len += grow;
+        out.push_back(x);
+      }
+  return out;
+}
+
 // The extents an extended lattice's line ends allow (extendLattice), after the ones already in
 // `out`: every combination of the sides' candidate ends, a short side made odd both ways.
 void endHypotheses(const LineEnds& ends, std::vector<Extent>& out) {
@@ -500,6 +524,21 @@ void endsPast(int edge, int dir, int maxEnds, HasDot&& hasDot, Push&& push) {
 // A line past a candidate end whose strongest position reaches this may be the symbol's own faint
 // edge line (a dot counts from 0.7).
 constexpr float kFaintEndDot = 0.3f;
+
+// Whether a quarter or more of the lattice positions of `x` outside `inner` read as clear dots:
+// the lines a longer window adds are quiet zone when the inner window is the symbol, and about
+// half dots when they are the symbol's own last lines.
+bool clearDotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner) {
+  int positions = 0, clear = 0;
+  for (int r = x.rowMin; r < x.rowMin + x.rows; ++r)
+    for (int c = x.colMin; c < x.colMin + x.cols; ++c) {
+      if (((r + c) & 1) != parity) continue;
+      if (r >= inner.rowMin && r < inner.rowMin + inner.rows && c >= inner.colMin && c < inner.colMin + inner.cols) continue;
+      ++positions;
+      clear += g.at(r - gr0, c - gc0) >= kEndDotLevels[0];
+    }
+  return 4 * clear >= positions;
+}
 
 // Glare that saturates a pack symbol's end leaves its last lines without contrast: their lattice
 // positions are sampled as erasures (exactly 0.5), and so is the panel past the symbol under the
@@ -1531,13 +1570,20 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       bandEnds(all, r0, c0, cand.ctx.parity, f, alongCols, hyps);
     }
     // The grid of an extent: a window of `all` (or of `from`).
-    auto windowOf = [&](const Extent& e, DotGrid& g, const DotGrid* from = nullptr) {
-      const DotGrid& src = from ? *from : all;
+    // A sampling of the lattice around a read (for its longer windows) and its origin.
+    struct Sampled {
+      const DotGrid* grid;
+      int row0, col0;
+    };
+    auto windowOf = [&](const Extent& e, DotGrid& g, const DotGrid* from = nullptr, const Sampled* around = nullptr) {
+      const DotGrid& src = around ? *around->grid : from ? *from
+                                                         : all;
+      const int sr0 = around ? around->row0 : r0, sc0 = around ? around->col0 : c0;
       g.rows = e.rows;
       g.cols = e.cols;
       g.value.resize(static_cast<size_t>(e.rows) * e.cols);
       for (int r = 0; r < e.rows; ++r)
-        for (int c = 0; c < e.cols; ++c) g.value[static_cast<size_t>(r) * e.cols + c] = src.at(e.rowMin - r0 + r, e.colMin - c0 + c);
+        for (int c = 0; c < e.cols; ++c) g.value[static_cast<size_t>(r) * e.cols + c] = src.at(e.rowMin - sr0 + r, e.colMin - sc0 + c);
     };
     // `all` with the positions under crease glints erased (eraseGlintLines), found the first
     // time a short wide lattice's grid is refused: 0 not looked for yet, 1 none, 2 found.
@@ -1551,8 +1597,8 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     // same grid thresholded at 0.5 (hard decisions: an erasure costs a check word even where its
     // side of 0.5 was right, which tips symbols near their correction limit). The decoder's safety
     // rules are unchanged. The grid is left thresholded.
-    auto decodeSoftThenHard = [&](const Extent& e, DotGrid& g) -> std::optional<DotCodeSymbol> {
-      windowOf(e, g);
+    auto decodeSoftThenHard = [&](const Extent& e, DotGrid& g, const Sampled* around = nullptr) -> std::optional<DotCodeSymbol> {
+      windowOf(e, g, nullptr, around);
       std::optional<DotCodeSymbol> sym = decodeDotGrid(g);
       if (sym) return sym;
       if (reach) {
@@ -1560,11 +1606,12 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         wider.erasureMargin = kWideErasureMargin;
         sym = decodeDotGrid(g, wider);
         if (sym) return sym;
-        if (glints == 0) {
+        // (crease glints are looked for on the lattice's own sampling only)
+        if (glints == 0 && !around) {
           unglinted = all;
           glints = eraseGlintLines(cand.ctx, f, alongCols, r0, c0, unglinted) > 0 ? 2 : 1;
         }
-        if (glints == 2) {
+        if (glints == 2 && !around) {
           DotGrid u;
           windowOf(e, u, &unglinted);
           if (u.value != g.value) {
@@ -1633,6 +1680,32 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         } else {
           tie = tie || c == best;
           losers.push_back(inner->bytes);
+        }
+      }
+      // The read's windows grown by 2 or 4 lines (longerWindows: a window short of a symbol whose
+      // last codeword is 0 reads its text cut short), sampled afresh around the read. A longer
+      // window that reads another text with at most the read's corrections (on the same
+      // sampling), or whose added lines hold clear dots (the symbol's own, where the read stopped
+      // short), refuses the read. It is never taken instead: a window grown over the panel's edge
+      // reads the text with one character more, and on faint symbols for fewer corrections (its
+      // corners fall elsewhere). A longer window over quiet zone or glare keeps the read.
+      {
+        const Extent inner = read;
+        const int wr0 = inner.rowMin - kLongerWindowLines, wc0 = inner.colMin - kLongerWindowLines;
+        const DotGrid wide =
+            sampleGrid(cand.ctx, cand.fit, wr0, inner.rows + 2 * kLongerWindowLines, wc0, inner.cols + 2 * kLongerWindowLines);
+        const Sampled aroundRead{&wide, wr0, wc0};
+        int innerCost = -1;  // the read's own cost on this sampling (like with like), once needed
+        for (const Extent& x : longerWindows(inner)) {
+          std::optional<DotCodeSymbol> outer = decodeSoftThenHard(x, cut, &aroundRead);
+          if (!outer || outer->bytes == sym->bytes) continue;
+          if (innerCost < 0) {
+            DotGrid g;
+            const std::optional<DotCodeSymbol> again = decodeSoftThenHard(inner, g, &aroundRead);
+            innerCost = again && again->bytes == sym->bytes ? cost(*again) : best;
+          }
+          tie = tie || cost(*outer) <= innerCost || clearDotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
+          losers.push_back(outer->bytes);
         }
       }
       if (tie) losers.push_back(sym->bytes);
