@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "detector/detector_internal.h"
+#include "detector/wide_vectors.h"
 
 namespace dc {
 namespace det {
@@ -49,7 +50,7 @@ inline void smoothBorder(float* p, ptrdiff_t step) {
 
 }  // namespace
 
-float blockiness(const GreyImage& img) {
+DC_WIDE_VECTORS float blockiness(const GreyImage& img) {
   if (img.width < 4 * kBlock || img.height < 4 * kBlock) return 0;
   const int W = img.width;
   // Whole rows at a time (the loops vectorise): in each measured band of 8 rows, the

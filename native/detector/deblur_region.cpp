@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "detector/detector_internal.h"
+#include "detector/wide_vectors.h"
 
 namespace dc {
 namespace det {
@@ -51,7 +52,7 @@ std::vector<Cf> twiddles(int n) {
 // through the same butterflies, in the same order, as a transform of its own column would. The
 // complex products are written out: std::complex's operator* checks for infinities and NaNs in a
 // library call.
-void fftColumns(float* re, float* im, int nx, int ny, const std::vector<Cf>& tw, bool inverse) {
+DC_WIDE_VECTORS void fftColumns(float* re, float* im, int nx, int ny, const std::vector<Cf>& tw, bool inverse) {
   const size_t rowLen = static_cast<size_t>(nx);
   for (int i = 1, j = 0; i < ny; ++i) {
     int bit = ny >> 1;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "detector/detector_internal.h"
+#include "detector/wide_vectors.h"
 
 namespace dc {
 namespace det {
@@ -32,7 +33,7 @@ constexpr int kCueStride = 16;
 
 }  // namespace
 
-float noiseSigma(const GreyImage& img) {
+DC_WIDE_VECTORS float noiseSigma(const GreyImage& img) {
   if (img.width < 3 || img.height < 3) return 0;
   const int W = img.width;
   int64_t sum = 0, n = 0;

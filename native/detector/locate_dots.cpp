@@ -10,6 +10,7 @@
 
 #include "detector/debug_log.h"
 #include "detector/detector_internal.h"
+#include "detector/wide_vectors.h"
 
 namespace dc {
 namespace det {
@@ -19,7 +20,7 @@ namespace {
 // Separable box sum (radius r) over a bw x bh int grid, in place via tmp. Rows are summed
 // along a sliding window, then whole rows are added and removed (the vertical pass runs along
 // the rows, so it vectorises and stays in the cache).
-void boxSum(std::vector<int32_t>& v, std::vector<int32_t>& tmp, std::vector<int32_t>& acc, int bw, int bh, int r) {
+DC_WIDE_VECTORS void boxSum(std::vector<int32_t>& v, std::vector<int32_t>& tmp, std::vector<int32_t>& acc, int bw, int bh, int r) {
   tmp.resize(v.size());
   for (int y = 0; y < bh; ++y) {
     const int32_t* row = &v[static_cast<size_t>(y) * bw];
@@ -98,7 +99,7 @@ constexpr int kFlatRange = 32;
 // Per column, over the rows y0, y0 + step, ... below y1: minimum, maximum and sum (whole rows
 // at a time, so the loops vectorise), then folded per block of 2^S columns into bMin, bMax, bSum
 // (one value per block; the columns are padded to whole blocks with neutral values).
-void blockRowStats(const GreyImage& img, int y0, int y1, int step, int S, LocateWorkspace& ws) {
+DC_WIDE_VECTORS void blockRowStats(const GreyImage& img, int y0, int y1, int step, int S, LocateWorkspace& ws) {
   const int W = img.width, Wp = ((W + (1 << S) - 1) >> S) << S;
   ws.colMin.resize(static_cast<size_t>(Wp));
   ws.colMax.resize(static_cast<size_t>(Wp));
@@ -153,7 +154,7 @@ void blockRowStats(const GreyImage& img, int y0, int y1, int step, int S, Locate
 
 // Block statistics of the image itself (sum, count, neighbourhood minimum and maximum per
 // block); both polarities derive from them, so a second pass over the same frame reuses them.
-void blockStatistics(const GreyImage& img, int S, int R, LocateWorkspace& ws) {
+DC_WIDE_VECTORS void blockStatistics(const GreyImage& img, int S, int R, LocateWorkspace& ws) {
   const int W = img.width, H = img.height, B = 1 << S;
   const int bw = (W + B - 1) >> S, bh = (H + B - 1) >> S;
   const size_t nb = static_cast<size_t>(bw) * bh;
@@ -274,7 +275,7 @@ void blockThresholds(const LocateParams& p, size_t nb, LocateWorkspace& ws) {
 // out[x] = how far the pixel (in dark form) lies below its threshold, 0 where it does not: the
 // foreground and each pixel's depth in one saturating subtraction (a loop of its own: inside
 // the run extraction the compiler does not vectorise it).
-void foregroundDepth(const uint8_t* row, const uint8_t* thr, uint8_t xorMask, uint8_t* out, int n) {
+DC_WIDE_VECTORS void foregroundDepth(const uint8_t* row, const uint8_t* thr, uint8_t xorMask, uint8_t* out, int n) {
   for (int x = 0; x < n; ++x) {
     const uint8_t v = static_cast<uint8_t>(row[x] ^ xorMask);
     out[x] = thr[x] > v ? static_cast<uint8_t>(thr[x] - v) : 0;

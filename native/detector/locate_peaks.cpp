@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "detector/detector_internal.h"
+#include "detector/wide_vectors.h"
 
 namespace dc {
 namespace det {
@@ -34,8 +35,9 @@ void growTo(std::vector<T>& v, size_t n) {
 // The common radius (3) from the sums of neighbouring pixel pairs, pair[x] = row[x] + row[x + 1]:
 // the binomial (1 2 1) at x is pair[x - 1] + pair[x], the 7-wide box pair[x - 3] + pair[x - 1] +
 // pair[x + 1] + row[x + 3] (four terms instead of seven). Interior columns of both: the binomial
-// for 1 <= x < W - 1, the box for 3 <= x < W - 3.
-void binomialAndBox3(const uint8_t* row, uint16_t* pair, uint16_t* hb, uint16_t* hx, int W) {
+// for 1 <= x < W - 1, the box for 3 <= x < W - 3. Always inlined: GCC does not inline a plain
+// function into computeResponse's AVX2 clone (wide_vectors.h), whose widest loops these are.
+__attribute__((always_inline)) inline void binomialAndBox3(const uint8_t* row, uint16_t* pair, uint16_t* hb, uint16_t* hx, int W) {
   for (int x = 0; x < W - 1; ++x) pair[x] = static_cast<uint16_t>(row[x] + row[x + 1]);
   for (int x = 1; x < W - 1; ++x) hb[x] = static_cast<uint16_t>(pair[x - 1] + pair[x]);
   for (int x = 3; x < W - 3; ++x) hx[x] = static_cast<uint16_t>(pair[x - 3] + pair[x - 1] + pair[x + 1] + row[x + 3]);
@@ -73,8 +75,9 @@ void boxRowBorders(const uint8_t* row, uint16_t* hx, int W, int R) {
 // out[x] = 1 where r[x] reaches thr and is a maximum along its row, strict towards the left and
 // non-strict towards the right (a plateau of two gives one maximum); the first and last columns
 // are never one. A plain loop the compiler vectorises: most of a row is below the floor or beside
-// a higher neighbour, so the caller tests the rest of the 3x3 window on few pixels.
-void rowMaxMask(const int16_t* r, int16_t thr, uint8_t* out, int n) {
+// a higher neighbour, so the caller tests the rest of the 3x3 window on few pixels. Out of line
+// with an AVX2 clone (wide_vectors.h): the scan that calls it is scalar and gains nothing wider.
+DC_WIDE_VECTORS void rowMaxMask(const int16_t* r, int16_t thr, uint8_t* out, int n) {
   out[0] = 0;
   for (int x = 1; x < n - 1; ++x) out[x] = (r[x] >= thr) & (r[x] > r[x - 1]) & (r[x] >= r[x + 1]) ? 1 : 0;
   if (n > 1) out[n - 1] = 0;
@@ -86,9 +89,10 @@ void rowMaxMask(const int16_t* r, int16_t thr, uint8_t* out, int n) {
 // Not inlined on purpose: GCC turns the two halves below into the 16-bit high and low multiplies
 // (pmulhuw, pmullw) only when m reaches the loop as a 16-bit parameter; inlined into the caller,
 // where m is a conversion of the 32-bit multiplier, it widens every lane to 32 bits again (the
-// peak response's largest loop: about 2.4 instructions per pixel instead of under 1).
-__attribute__((noinline)) void responseRow(const uint16_t* sm, const uint16_t* box, uint16_t m, int sign, int16_t* o, int x0,
-                                           int x1) {
+// peak response's largest loop: about 2.4 instructions per pixel instead of under 1). Its AVX2
+// clone (wide_vectors.h) takes 16 lanes per multiply.
+__attribute__((noinline)) DC_WIDE_VECTORS void responseRow(const uint16_t* sm, const uint16_t* box, uint16_t m, int sign, int16_t* o, int x0,
+                                                           int x1) {
   // (box * m + 2^15) >> 16 = the product's high half, plus one when its low half is 2^15 or more
   // (the two halves as separate 16-bit products)
   if (sign > 0) {
@@ -159,7 +163,7 @@ int32_t takeTwin(const PeakWorkspace::KeptResponse& k, PeakWorkspace& ws) {
 
 // Computes the smoothed image and the response into ws (rows W apart) and returns the noise
 // floor's median absolute response.
-int32_t computeResponse(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws) {
+DC_WIDE_VECTORS int32_t computeResponse(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws) {
   const int W = img.width, H = img.height;
   const size_t N = static_cast<size_t>(W) * H;
   // Horizontal passes per row: binomial (1 2 1) and the box sum of the surround (2R+1 wide,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "detector/detector_internal.h"
+#include "detector/wide_vectors.h"
 
 namespace dc {
 namespace det {
@@ -62,7 +63,7 @@ void upsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
   out = GreyImage::packed(buf.data(), W, H);
 }
 
-void downsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
+DC_WIDE_VECTORS void downsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
   const int W = in.width / 2, H = in.height / 2;
   buf.resize(static_cast<size_t>(W) * H);
   for (int y = 0; y < H; ++y) {
