@@ -1569,16 +1569,17 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       shortBands(f, alongCols, hyps);
       bandEnds(all, r0, c0, cand.ctx.parity, f, alongCols, hyps);
     }
-    // The grid of an extent: a window of `all` (or of `from`).
     // A sampling of the lattice around a read (for its longer windows) and its origin.
     struct Sampled {
       const DotGrid* grid;
       int row0, col0;
     };
+    // The grid of an extent: a window of `all` (or of `from`, a copy of it), or of `around`.
     auto windowOf = [&](const Extent& e, DotGrid& g, const DotGrid* from = nullptr, const Sampled* around = nullptr) {
-      const DotGrid& src = around ? *around->grid : from ? *from
-                                                         : all;
-      const int sr0 = around ? around->row0 : r0, sc0 = around ? around->col0 : c0;
+      const Sampled lattice{from ? from : &all, r0, c0};
+      const Sampled& s = around ? *around : lattice;
+      const DotGrid& src = *s.grid;
+      const int sr0 = s.row0, sc0 = s.col0;
       g.rows = e.rows;
       g.cols = e.cols;
       g.value.resize(static_cast<size_t>(e.rows) * e.cols);
