@@ -540,6 +540,16 @@ bool clearDotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent
   return 4 * clear >= positions;
 }
 
+// Whether the four corner positions of `x` lie inside the image the lattice was found in.
+bool cornersInside(const SampleContext& ctx, const Extent& x) {
+  for (const int r : {x.rowMin, x.rowMin + x.rows - 1})
+    for (const int c : {x.colMin, x.colMin + x.cols - 1}) {
+      const PointF p = ctx.mapper->map(static_cast<float>(r), static_cast<float>(c));
+      if (!(p.x >= 0 && p.y >= 0 && p.x <= ctx.img->width - 1 && p.y <= ctx.img->height - 1)) return false;
+    }
+  return true;
+}
+
 // Glare that saturates a pack symbol's end leaves its last lines without contrast: their lattice
 // positions are sampled as erasures (exactly 0.5), and so is the panel past the symbol under the
 // same streak. Neither level of kEndDotLevels tells where in that run the symbol ends (at 0.5 every
@@ -1698,6 +1708,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         const Sampled aroundRead{&wide, wr0, wc0};
         int innerCost = -1;  // the read's own cost on this sampling (like with like), once needed
         for (const Extent& x : longerWindows(inner)) {
+          if (!cornersInside(cand.ctx, x)) continue;  // (past the image's edge its edge pixels repeat)
           std::optional<DotCodeSymbol> outer = decodeSoftThenHard(x, cut, &aroundRead);
           if (!outer || outer->bytes == sym->bytes) continue;
           if (innerCost < 0) {
