@@ -112,11 +112,16 @@ if (!chromiumPath) {
         await page.waitForFunction((t) => document.getElementById('rawText')?.textContent === t, QR_TEXT, { timeout: 20000 });
         assert.equal(await page.textContent('#resultFormat'), 'QRCode');
         // Keep the code in view for several more frames: still one beep, one vibration.
+        // (at least 1.5 s and three more frames: a loaded machine slows the page's frames and the
+        // server's answers, which pace them, so the rate is judged over however long that took)
         const before = await page.evaluate(() => window.__frames.length);
-        await page.waitForTimeout(1500);
+        const start = Date.now();
+        await page.waitForFunction((n) => window.__frames.length >= n, before + 3, { timeout: 15000 });
+        await page.waitForTimeout(Math.max(0, 1500 - (Date.now() - start)));
         const frames: { at: number; bytes: Record<string, number>; size: number }[] = await page.evaluate(() => window.__frames);
-        assert.ok(frames.length - before >= 3, `frames kept flowing (${frames.length - before} in 1.5 s)`);
-        assert.ok(frames.length - before <= 8, `at most a few frames per second (${frames.length - before} in 1.5 s)`);
+        const seconds = (Date.now() - start) / 1000;
+        const perSecond = (frames.length - before) / seconds;
+        assert.ok(perSecond <= 8 / 1.5, `at most a few frames per second (${frames.length - before} in ${seconds.toFixed(1)} s)`);
         for (const f of frames) assert.deepEqual([f.bytes[0], f.bytes[1], f.bytes[2]], [0xff, 0xd8, 0xff], 'JPEG frames');
         assert.equal(await page.evaluate(() => window.__beeps), 1, 'one beep for one code held in view');
         assert.deepEqual(await page.evaluate(() => window.__vibrations), [80]);
