@@ -1579,22 +1579,21 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       shortBands(f, alongCols, hyps);
       bandEnds(all, r0, c0, cand.ctx.parity, f, alongCols, hyps);
     }
-    // A sampling of the lattice around a read (for its longer windows) and its origin.
+    // A sampling of the lattice (its own, the same with glints erased, or a fresh one around a
+    // read for its longer windows) and the grid position of its first value.
     struct Sampled {
       const DotGrid* grid;
       int row0, col0;
     };
-    // The grid of an extent: a window of `all` (or of `from`, a copy of it), or of `around`.
-    auto windowOf = [&](const Extent& e, DotGrid& g, const DotGrid* from = nullptr, const Sampled* around = nullptr) {
-      const Sampled lattice{from ? from : &all, r0, c0};
-      const Sampled& s = around ? *around : lattice;
-      const DotGrid& src = *s.grid;
-      const int sr0 = s.row0, sc0 = s.col0;
+    const Sampled lattice{&all, r0, c0};
+    // The grid of an extent: a window of a sampling.
+    auto windowOf = [](const Extent& e, DotGrid& g, const Sampled& s) {
       g.rows = e.rows;
       g.cols = e.cols;
       g.value.resize(static_cast<size_t>(e.rows) * e.cols);
       for (int r = 0; r < e.rows; ++r)
-        for (int c = 0; c < e.cols; ++c) g.value[static_cast<size_t>(r) * e.cols + c] = src.at(e.rowMin - sr0 + r, e.colMin - sc0 + c);
+        for (int c = 0; c < e.cols; ++c)
+          g.value[static_cast<size_t>(r) * e.cols + c] = s.grid->at(e.rowMin - s.row0 + r, e.colMin - s.col0 + c);
     };
     // `all` with the positions under crease glints erased (eraseGlintLines), found the first
     // time a short wide lattice's grid is refused: 0 not looked for yet, 1 none, 2 found.
@@ -1609,7 +1608,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     // side of 0.5 was right, which tips symbols near their correction limit). The decoder's safety
     // rules are unchanged. The grid is left thresholded.
     auto decodeSoftThenHard = [&](const Extent& e, DotGrid& g, const Sampled* around = nullptr) -> std::optional<DotCodeSymbol> {
-      windowOf(e, g, nullptr, around);
+      windowOf(e, g, around ? *around : lattice);
       std::optional<DotCodeSymbol> sym = decodeDotGrid(g);
       if (sym) return sym;
       if (reach) {
@@ -1618,16 +1617,18 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         sym = decodeDotGrid(g, wider);
         if (sym) return sym;
         // (crease glints are looked for on the lattice's own sampling only)
-        if (glints == 0 && !around) {
-          unglinted = all;
-          glints = eraseGlintLines(cand.ctx, f, alongCols, r0, c0, unglinted) > 0 ? 2 : 1;
-        }
-        if (glints == 2 && !around) {
-          DotGrid u;
-          windowOf(e, u, &unglinted);
-          if (u.value != g.value) {
-            sym = decodeDotGrid(u);
-            if (sym) return sym;
+        if (!around) {
+          if (glints == 0) {
+            unglinted = all;
+            glints = eraseGlintLines(cand.ctx, f, alongCols, r0, c0, unglinted) > 0 ? 2 : 1;
+          }
+          if (glints == 2) {
+            DotGrid u;
+            windowOf(e, u, Sampled{&unglinted, r0, c0});
+            if (u.value != g.value) {
+              sym = decodeDotGrid(u);
+              if (sym) return sym;
+            }
           }
         }
       }
@@ -1653,7 +1654,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         th->outcome = "refused";
       }
       if (th) {
-        windowOf(e, grid);
+        windowOf(e, grid, lattice);
         th->values = grid.value;
       }
       std::optional<DotCodeSymbol> sym = decodeSoftThenHard(e, grid);
