@@ -382,6 +382,20 @@ constexpr float kMinSmear = 4.0f;
 constexpr float kMaxSmear = 16.0f;
 constexpr float kMinSmearDepth = 0.15f;
 constexpr float kSmearRegularisation = 0.03f;
+// The smear and defocus peaks passes deconvolve regions of at most kDeblurPixels. A pack close to
+// a 1280x720 camera puts its panel, code and text in one light region of 300k-640k pixels, which
+// they therefore skip: such regions (at most kLargeDeblurRegions, within the light peaks budget)
+// are deconvolved last, once both passes read nothing, so that what those passes read and in
+// what order is unchanged (largeDeblurredPeaks). Real pack photos under a 7 px streak: the
+// symbol's region was 486x650 px on scn-hd-case-14.
+constexpr double kLargeDeblurPixels = 640000;
+constexpr int kLargeDeblurRegions = 2;
+// ... and only in a soft image (ImageBlurCues::edgeWidth): each large region costs transforms of
+// up to 1024 x 1024 and a peak search over it. The real pack photos it reads under a 7 px streak,
+// haze or a second aimer band show edges 12-21 px wide; a sharp scene with a weak streak cue
+// (the renderer's negative-7, 1920x1080: 4.5) would pay 85% more for nothing.
+constexpr float kLargeDeblurEdgeWidth = 8.0f;
+constexpr int kLastStageExtendedLattices = 4;
 
 // Light dots under defocus (defocusedPeaks). The image's edge width (ImageBlurCues): 2.1-3.1 px on
 // the five empty 720p frames, 5.4 and over on the real pack photos under a Gaussian of 1.5 px (3.1
@@ -674,6 +688,10 @@ struct Candidate {
   std::vector<Blob>* blobs = nullptr;  // the pass's blobs (extendLattice appends to them)
   bool dark = true;
   bool notDotCode = false;  // its positions are not inked as DotCode content inks them (lattice_evidence.cpp)
+  // Found by the last stage (largeDeblurredPeaks), after every other stage read nothing: their
+  // decoys have used up the image's kMaxExtendedLattices, so its lattices have an allowance of
+  // their own (kLastStageExtendedLattices).
+  bool lastStage = false;
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
@@ -892,17 +910,18 @@ class PassSchedule {
 #endif
     using Stage = void (PassSchedule::*)();
     static constexpr Stage kHarder[] = {
-        &PassSchedule::inverted,          // light dots on a dark ground (laser-etched, reversed print)
-        &PassSchedule::adaptive,          // dots merged by blur and ink spread, faint prints
-        &PassSchedule::adaptiveInverted,  // the same for light dots, where they looked lattice-like
-        &PassSchedule::spilled,           // lattices cut by their region's border, read whole
-        &PassSchedule::sharpened,         // dots blurred into chains: a high-pass image
-        &PassSchedule::deblurred,         // dots blurred into a smear: the blur estimated and undone
-        &PassSchedule::peaks,             // small dots that touch or barely stand out (packs)
-        &PassSchedule::upsampled,         // dots of 2-3 px: regions read at twice the size
-        &PassSchedule::upsampledPeaks,    // light dots of under 2.6 px: lattice boxes at twice the size
-        &PassSchedule::deblurredPeaks,    // light dots smeared by motion: their region deconvolved
-        &PassSchedule::defocusedPeaks,    // light dots under defocus: their region deconvolved
+        &PassSchedule::inverted,             // light dots on a dark ground (laser-etched, reversed print)
+        &PassSchedule::adaptive,             // dots merged by blur and ink spread, faint prints
+        &PassSchedule::adaptiveInverted,     // the same for light dots, where they looked lattice-like
+        &PassSchedule::spilled,              // lattices cut by their region's border, read whole
+        &PassSchedule::sharpened,            // dots blurred into chains: a high-pass image
+        &PassSchedule::deblurred,            // dots blurred into a smear: the blur estimated and undone
+        &PassSchedule::peaks,                // small dots that touch or barely stand out (packs)
+        &PassSchedule::upsampled,            // dots of 2-3 px: regions read at twice the size
+        &PassSchedule::upsampledPeaks,       // light dots of under 2.6 px: lattice boxes at twice the size
+        &PassSchedule::deblurredPeaks,       // light dots smeared by motion: their region deconvolved
+        &PassSchedule::defocusedPeaks,       // light dots under defocus: their region deconvolved
+        &PassSchedule::largeDeblurredPeaks,  // the same for regions too large for those two
     };
     for (Stage stage : kHarder) {
       (this->*stage)();
@@ -916,6 +935,7 @@ class PassSchedule {
   void run(const GreyImage& img, const Pass& pass, const Frame& frame, PassStats& stats, bool reuse = true) {
     if (stop_ || Clock::now() > deadline_) return;
     runPass(img, pass, frame, options_.trace, reuse, deadline_, stats, [&](Candidate& cand) {
+      cand.lastStage = largeOnly_;
       int r = onCandidate_(cand, pass, frame);
       if (r > 0) found_ = true;
       if (r < 0) stop_ = true;
@@ -1203,6 +1223,7 @@ class PassSchedule {
       // text and texture) cannot use up what it needs.
       double spillBudget = pass->dark ? allow.peaksDark : allow.spill;
       bool fromSpill = false;
+      int large = 0;  // (largeOnly_: the large regions read so far)
       // later rounds: lattices cut by their region's border, read again on their whole box (a
       // blurred lattice grows a little with each re-read)
       for (int round = 0; round < kPeaksRounds && !regions.empty(); ++round) {
@@ -1211,6 +1232,7 @@ class PassSchedule {
           const Rect r = regions[ri];
           if (inTexture(r)) continue;
           const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+          if (largeOnly_ && !fromSpill && (area <= kDeblurPixels || ++large > kLargeDeblurRegions)) continue;
           double& pool = fromSpill ? spillBudget : budget;
           if (area > pool) continue;
           pool -= area;
@@ -1240,7 +1262,7 @@ class PassSchedule {
         // The fast passes' regions are a guess: a symbol of small light dots can sit where
         // they saw nothing. Once they are read, what is left of the budget goes to the middle
         // of the frame (where a user aims), the whole frame when it fits.
-        if (regions.empty() && !pass->dark && !centreSwept && options_.tryHarder) {
+        if (regions.empty() && !pass->dark && !centreSwept && !largeOnly_ && options_.tryHarder) {
           centreSwept = true;
           const double full = static_cast<double>(image_.width) * image_.height;
           const double share = std::min(1.0, budget / full);
@@ -1286,10 +1308,33 @@ class PassSchedule {
     deblur_ = PeaksDeblur::none;
   }
 
+  // Light dots under motion or defocus in a region too large for deblurredPeaks and
+  // defocusedPeaks (up to kLargeDeblurPixels), once both read nothing: the same two stages on
+  // the large regions alone. The shared streak is estimated again with the large regions' windows
+  // too (on scn-hd-case-14 under a 7 px streak the small regions alone gave 18.5 px, with the
+  // symbol's region 7.5 px, which reads it).
+  void largeDeblurredPeaks() {
+    if (blurCues().edgeWidth < kLargeDeblurEdgeWidth) return;
+    std::vector<Rect> regions;
+    lightPeaksRegions(regions);
+    if (std::none_of(regions.begin(), regions.end(), [](const Rect& r) {
+          const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+          return area > kDeblurPixels && area <= kLargeDeblurPixels;
+        }))
+      return;
+    largeOnly_ = true;
+    deblurredPeaks();
+    if (!over()) defocusedPeaks();
+    largeOnly_ = false;
+  }
+
+  // The largest region the deconvolving peaks passes take.
+  double deblurLimit() const { return largeOnly_ ? kLargeDeblurPixels : kDeblurPixels; }
+
   // A region of the defocus pass: its disc estimated from the region itself (estimateBlur) and
   // undone at kDefocusPeaksRadius of the estimate, into buf.
   bool undefocus(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
-    if (static_cast<double>(region.width) * region.height > kDeblurPixels) return false;
+    if (static_cast<double>(region.width) * region.height > deblurLimit()) return false;
     BlurEstimate blur;
     blur.motion = false;
     if (!estimateBlur(region, blur)) return false;
@@ -1328,7 +1373,7 @@ class PassSchedule {
     lightPeaksRegions(regions);
     std::vector<GreyImage> crops;
     for (const Rect& r : regions)
-      if (static_cast<int>(crops.size()) < kPeaksRegions && static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) <= kDeblurPixels)
+      if (static_cast<int>(crops.size()) < kPeaksRegions && static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) <= deblurLimit())
         crops.push_back(crop(r));
     out = BlurEstimate{};
     const bool ok = estimateSharedStreak(crops, weakAngle, out);
@@ -1339,7 +1384,7 @@ class PassSchedule {
   // A region of the smear pass: its blur estimated (or the shared streak) and, when it is a
   // streak, deconvolved into buf.
   bool unsmear(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
-    if (static_cast<double>(region.width) * region.height > kDeblurPixels) return false;
+    if (static_cast<double>(region.width) * region.height > deblurLimit()) return false;
     if (deblur_ == PeaksDeblur::sharedSmear) {
       deblurRegion(region, sharedSmear_, kSmearRegularisation, buf, out);
       return true;
@@ -1400,6 +1445,7 @@ class PassSchedule {
     defocus,      // each region's disc (defocusedPeaks)
   };
   PeaksDeblur deblur_ = PeaksDeblur::none;
+  bool largeOnly_ = false;                 // the deconvolving peaks passes on their large regions only
   std::optional<ImageBlurCues> blurCues_;  // (measured when a deblurring peaks stage first asks)
   BlurEstimate sharedSmear_;
   std::vector<Rect> fine_;      // boxes of light lattices of very small modules (upsampledPeaks)
@@ -1735,7 +1781,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     }
     return 0;
   };
-  int extended = 0;
+  int extended = 0, extendedLast = 0;
   runAllPasses(image, options, deadline, halveDeblurred, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
@@ -1762,7 +1808,10 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       calibrateLevels(ext.ctx, *ext.blobs, ext.fit);
       return attempt(ext, pass, frame, ends);
     };
-    if (got == 0 && Clock::now() < deadline && ++extended <= allowancesFor(options).extendedLattices && !cand.notDotCode) {
+    auto mayExtend = [&] {
+      return cand.lastStage ? ++extendedLast <= kLastStageExtendedLattices : ++extended <= allowancesFor(options).extendedLattices;
+    };
+    if (got == 0 && Clock::now() < deadline && mayExtend() && !cand.notDotCode) {
       LatticeFit longer = cand.fit;
       LineEnds ends;
       if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, longer, &ends) > 0)

@@ -120,7 +120,8 @@ describe('DotCode on real pack photographs seen from further away and closer up,
     { name: 'turned 90 degrees', floor: 39, before: 39, apply: (img) => img.rotate(90) },
     { name: 'turned 180 degrees', floor: 39, before: 39, apply: (img) => img.rotate(180) },
     { name: 'JPEG quality 30', floor: 37, before: 35, apply: (img) => img.jpeg({ quality: 30 }) },
-    { name: 'motion blur 7 px (horizontal)', floor: 26, before: 17, apply: (img) => img.convolve(horizontalStreak(7)) },
+    // (35 before the large soft regions were deconvolved last: largeDeblurredPeaks)
+    { name: 'motion blur 7 px (horizontal)', floor: 37, before: 17, apply: (img) => img.convolve(horizontalStreak(7)) },
   ];
   for (const c of cases) {
     it(`${c.name}: reads at least ${c.floor} of the 43 pack photos (${c.before} before), with no misread`, async function () {
