@@ -7,7 +7,7 @@ import * as path from 'node:path';
 
 import {
   bwipMatrix, Canvas, CATEGORIES, codewordLayout, damageCost, defaultPose, encode, gs1CheckDigit, gs1ElementString, humanReadable,
-  leavesSlack, newLight, renderClean, renderDots, renderSample, Rng, SymbolMapping, washedPositions,
+  leavesSlack, newLight, renderClean, renderDots, renderSample, Rng, SymbolMapping, washedInImage, washedPositions,
   zintAvailable, zintMatrix, type DotMatrix, type DotStyle, type Gs1Element, type Sample,
 } from '../fixtures/dotcode-render';
 
@@ -69,6 +69,11 @@ describe('DotCode generator (synthetic read-rate images)', function () {
     const sa = Array.from({ length: 8 }, () => a.nextU32());
     assert.deepEqual(sa, Array.from({ length: 8 }, () => b.nextU32()));
     assert.notDeepEqual(sa, Array.from({ length: 8 }, () => c.nextU32()));
+    // clone() draws what the original draws next, without advancing it
+    a.gauss();
+    const copy = a.clone();
+    const ahead = [copy.gauss(), copy.next(), copy.int(0, 1000)];
+    assert.deepEqual([a.gauss(), a.next(), a.int(0, 1000)], ahead);
   });
 
   it('bwip-js matrices match every bwip-js vector in vectors.jsonl', () => {
@@ -251,6 +256,52 @@ describe('DotCode generator (synthetic read-rate images)', function () {
       if (x < 39) assert.equal(w.seen[i], 1, `(${r},${c}) under the saturating sheen`);
       else if (x > 41) assert.equal(w.seen[i], m.bits[i], `(${r},${c}) outside it`);
     }
+  });
+
+  it('washedInImage judges the blurred, clipped image: a gain that lifts a light box past white erases small dark dots the nominal tones keep', () => {
+    // pack-dark/16 before the fix: 2.2 px modules, ink 0.26 on a box of 0.83, an aimer gain of
+    // 1.9; the nominal check saw ink at 0.5 (no washing), the frame showed 255 everywhere.
+    const m = encode({ text: 'CW118DB8ZTFE' }, 'bwip-js', { rows: 8 });
+    const style: DotStyle = { spread: 0.55, ink: 0.26, paper: 0.83, posJitter: 0, sizeJitter: 0, inkJitter: 0, roughness: 0 };
+    const map = new SymbolMapping(m.rows, m.cols, { ...defaultPose(2.2), cx: 80, cy: 20 });
+    const bare = new Canvas(160, 40, style.paper);
+    const printed = bare.clone();
+    const full = bare.clone();
+    const every = new Uint8Array(m.bits.length);
+    for (let r = 0; r < m.rows; r++) for (let c = r % 2; c < m.cols; c += 2) every[r * m.cols + c] = 1;
+    const truth = renderDots(printed, m, map, style, new Rng(1), 6);
+    renderDots(full, { ...m, bits: every }, map, style, new Rng(1), 6);
+    const optics = { psf: 0.8 };
+    const lit = (gain: number): ReturnType<typeof newLight> => {
+      const L = newLight(160, 40);
+      L.mul.px.fill(gain);
+      return L;
+    };
+    const strong = lit(1.9);
+    assert.equal(washedPositions(truth, strong, style).washed, 0); // the nominal tones: 0.49 vs 1
+    const w = washedInImage(truth, { bare, printed, full }, strong, optics);
+    let dots = 0;
+    for (let i = 0; i < m.bits.length; i++) if (m.bits[i]) { dots++; assert.equal(w.seen[i], 0, `dot ${i} under the strong gain`); }
+    assert.ok(w.washed >= dots);
+    assert.ok(!leavesSlack(m, w.seen));
+    // The same print under a gain that keeps the box below white, and dimmed: nothing washed.
+    for (const g of [1.15, 0.5]) assert.equal(washedInImage(truth, { bare, printed, full }, lit(g), optics).washed, 0, `gain ${g}`);
+  });
+
+  it('pack-dark/16: the aimer no longer blows the code box out (every pixel of its symbol was 255)', async () => {
+    const s = await renderSample('pack-dark', 16);
+    const m = s.matrix!;
+    let dots = 0;
+    let white = 0;
+    for (let r = 0; r < m.rows; r++) for (let c = r % 2; c < m.cols; c += 2) {
+      if (!m.bits[r * m.cols + c]) continue;
+      const [x, y] = s.truth!.centre(r, c);
+      dots++;
+      if (s.grey[Math.round(y - 0.5) * s.width + Math.round(x - 0.5)] >= 250) white++;
+    }
+    assert.ok(white < 0.1 * dots, `${white} of ${dots} dot centres at white`);
+    assert.ok((s.params.aimerGain as number) < (s.params.aimerDrawn as number), JSON.stringify(s.params));
+    assert.ok(leavesSlack(m, s.truth!.printed));
   });
 
   it('creases shift the rows beyond the crease line only; stretched dots are longer along u', () => {
