@@ -110,6 +110,19 @@ describe('DotCode on real pack photographs seen from further away and closer up,
     kernel: [...Array<number>(n).fill(0), ...Array<number>(n).fill(1), ...Array<number>(n).fill(0)],
     scale: n,
   });
+  // The same down the columns, and along the diagonal (n px a side: a streak of n x 1.41 px).
+  const verticalStreak = (n: number) => ({
+    width: 3,
+    height: n,
+    kernel: Array.from({ length: 3 * n }, (_, i) => (i % 3 === 1 ? 1 : 0)),
+    scale: n,
+  });
+  const diagonalStreak = (n: number) => ({
+    width: n,
+    height: n,
+    kernel: Array.from({ length: n * n }, (_, i) => (i % (n + 1) === 0 ? 1 : 0)),
+    scale: n,
+  });
   const cases: Case[] = [
     { name: 'half size', floor: 37, before: 27, apply: (img, w) => img.resize({ width: Math.round(w * 0.5) }) },
     { name: 'three quarters size', floor: 39, before: 38, apply: (img, w) => img.resize({ width: Math.round(w * 0.75) }) },
@@ -120,8 +133,11 @@ describe('DotCode on real pack photographs seen from further away and closer up,
     { name: 'turned 90 degrees', floor: 39, before: 39, apply: (img) => img.rotate(90) },
     { name: 'turned 180 degrees', floor: 39, before: 39, apply: (img) => img.rotate(180) },
     { name: 'JPEG quality 30', floor: 37, before: 35, apply: (img) => img.jpeg({ quality: 30 }) },
-    // (35 before the large soft regions were deconvolved last: largeDeblurredPeaks)
+    // (35 before the large soft regions were deconvolved last: largeDeblurredPeaks; the two streaks
+    // below read 34 and 29 before that and the shortened streaks of shortSmearPeaks)
     { name: 'motion blur 7 px (horizontal)', floor: 37, before: 17, apply: (img) => img.convolve(horizontalStreak(7)) },
+    { name: 'motion blur 7 px (vertical)', floor: 37, before: 34, apply: (img) => img.convolve(verticalStreak(7)) },
+    { name: 'motion blur 7 px at 45 degrees', floor: 34, before: 29, apply: (img) => img.convolve(diagonalStreak(5)) },
   ];
   for (const c of cases) {
     it(`${c.name}: reads at least ${c.floor} of the 43 pack photos (${c.before} before), with no misread`, async function () {
