@@ -499,7 +499,11 @@ float latticeInkShare(const DotGrid& grid, int gridRow0, int gridCol0, const Lat
 bool plausibleInkShare(float share);
 
 void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
-DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols);
+// `evidence`, when given, receives the values of the lattice's own box as the lattice dots' level
+// alone gives them (dark dots also take it from the positions themselves), for latticeInkShare;
+// its other positions are 0.
+DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols,
+                   DotGrid* evidence = nullptr);
 // Crease glints over a short wide symbol of light dots (sample_grid.cpp): straight bright lines
 // across its short side, found on the off-lattice positions (always empty in a DotCode), whose
 // on-lattice positions read as dots whatever was printed. `all` is the grid sampled from

@@ -1604,7 +1604,8 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     const int mr = reach && !alongCols ? kReach : 1, mc = reach && alongCols ? kReach : 1;
     const int r0 = f.rowMin - 1 - mr, c0 = f.colMin - 1 - mc;
     const int nr = H + 2 + 2 * mr, nc = W + 2 + 2 * mc;
-    const DotGrid all = sampleGrid(cand.ctx, cand.fit, r0, nr, c0, nc);
+    DotGrid evidence;
+    const DotGrid all = sampleGrid(cand.ctx, cand.fit, r0, nr, c0, nc, &evidence);
     // Video fusion's hook: the sampled lattice, placed in the image (frame_fusion.h).
     const int sampledIndex = options.sampled ? static_cast<int>(options.sampled->size()) : -1;
     if (options.sampled) {
@@ -1612,7 +1613,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     }
     // A lattice whose positions are not inked the way DotCode content inks them (5 of every 9)
     // reads under no extent: its hypotheses and its extension are skipped (lattice_evidence.cpp).
-    if (!ends && !plausibleInkShare(latticeInkShare(all, r0, c0, f, cand.ctx.parity))) {
+    if (!ends && !plausibleInkShare(latticeInkShare(evidence, r0, c0, f, cand.ctx.parity))) {
       cand.notDotCode = true;
       return 0;
     }

@@ -320,13 +320,16 @@ void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const L
   ctx.dotD = median(ds);
 }
 
+// Dark dots: how far towards the ground the positions' own dot level may lift the lattice dots'.
+constexpr float kDarkLocalShare = 0.5f;
+
 // Values of positions without a lattice dot nearby that are erased rather than read.
 constexpr float kUnanchoredLow = 0.2f, kUnanchoredHigh = 0.8f;
 
 // Sampled levels this close to the ends of the range are clipped (glare, a blown-out highlight).
 constexpr float kSaturated = 252.0f;
 
-DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols) {
+DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols, DotGrid* evidence) {
   const GreyImage& img = *ctx.img;
   const uint8_t xm = ctx.dark ? 0 : 0xFF;
   const float rad = std::max(0.5f, 0.25f * ctx.pitch);
@@ -366,6 +369,7 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
   g.rows = rows;
   g.cols = cols;
   g.value.assign(static_cast<size_t>(rows) * cols, 0.0f);
+  if (evidence) *evidence = g;
   const float globalRatio = ctx.lightLevel > 1 ? ctx.darkLevel / ctx.lightLevel : 0.5f;
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) {
@@ -396,7 +400,9 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
       // 1-100, 160 -> 165 of 101-300.
       const int gr = rowMin + r, gc = colMin + c;
       const bool outside = gr < lattice.rowMin || gr > lattice.rowMax || gc < lattice.colMin || gc > lattice.colMax;
-      if (!ctx.dark && outside && inkW[idx] <= 0.2f) {
+      const bool anchored = inkW[idx] > 0.2f;
+      float local = -1;  // (the positions' own dot level; -1: fewer than 9 of them sampled)
+      if (ctx.dark || (outside && !anchored)) {
         // (most positions of a short wide lattice's sampling lie out here: the three lowest are
         // kept as the values come, where a partial sort cost a call and a heap per position)
         LowestThree low;
@@ -406,41 +412,75 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
             if (((dr + dc2) & 1) || rr < 1 || cc < 1 || rr >= er - 1 || cc >= ec - 1) continue;
             low.add(I[static_cast<size_t>(rr) * ec + cc]);
           }
-        if (low.n >= 9) inkLevel = 0.5f * (low.v[1] + low.v[2]);
+        if (low.n >= 9) local = 0.5f * (low.v[1] + low.v[2]);
       }
-      const float contrast = ground - inkLevel;
-      float v;
-      if (contrast < 8)
-        v = 0.5f;
-      else
-        v = (ground - I[idx]) / contrast;
-      // No lattice dot within three positions (past the grown lattice: glare washed the dots
-      // out, or the quiet zone): the dot level is only the lattice's typical ratio, so a value
-      // far from both ends is a guess, and becomes an erasure.
-      if (inkW[idx] <= 0.2f && v > kUnanchoredLow && v < kUnanchoredHigh) v = 0.5f;
-      // Glare over light dots: where an off-lattice neighbour (always empty in a DotCode) is
-      // clipped white, the light is not the print's (a streak reads as ink in the light dots'
-      // polarity), so the position becomes an erasure, which costs Reed-Solomon half what a
-      // guessed dot costs. (Clipped white paper around dark dots is only bright light.)
-      if (!ctx.dark && lowest <= 255 - kSaturated) v = 0.5f;
-      // Stray ink: a speck (a blob much smaller than the lattice's dots) or a blob off its
-      // position that makes a position only partly dark is weak evidence, whether or not the
-      // lattice took it (specks of dot size pass the lattice's checks). It becomes an erasure
-      // (costs Reed-Solomon one check word) instead of a confident error (two). Full-strength
-      // positions, and positions with no blob at all (dots merged by blur), keep their value.
-      if (v > 0.5f && v < 0.9f && ctx.blobs && ctx.index && ctx.dotD > 0) {
-        const PointF p = ctx.mapper->map(static_cast<float>(rowMin + r), static_cast<float>(colMin + c));
-        const int k = dotBlob[idx] >= 0 ? dotBlob[idx] : ctx.index->nearest(p.x, p.y, 0.5f * ctx.pitch, *ctx.blobs);
-        if (k >= 0) {
-          const Blob& b = (*ctx.blobs)[k];
-          const float dx = b.x - p.x, dy = b.y - p.y;
-          const bool off = ctx.pitch >= 4 && dx * dx + dy * dy > 0.04f * ctx.pitch * ctx.pitch;
-          if (b.d < 0.7f * ctx.dotD || off) v = 0.5f;
+      if (!ctx.dark && outside && !anchored && local >= 0) inkLevel = local;
+      // Dark dots (inkjet dots on a carton, small and unevenly inked: pack-dark) take the level
+      // from the positions themselves as well. Near lattice dots, the lighter of the two: the
+      // lattice's dots are the strongest of the print (the peaks pass accepts what stands out),
+      // and a weaker dot among weaker neighbours read as a confident empty against them. The
+      // positions can lift the level at most halfway to the ground (kDarkLocalShare): where two
+      // steps around hold fewer than three dots (a symbol's sparse corner), the second and third
+      // most inked are empty, and their level, the ground's, turned the empty positions there
+      // into erasures (the native stage test's 2.5 px render: one such position, 13 positions of
+      // which one held a dot). Far from every lattice dot, where the positions show dots (their
+      // level at least halfway from the ground to the lattice's typical ratio), their level
+      // replaces that ratio and the value is kept, not erased as a guess; where they show none
+      // (a glare band clipped white, the quiet zone) the guess and its erasure stay (taking the
+      // ground's level there lost a sequence of the frame fusion test, "a symbol no single frame
+      // shows whole"). The lattice evidence (lattice_evidence.cpp) is judged on the lattice's
+      // own level (`evidence`): the positions' level would read the text, textures and specks of
+      // empty frames as fuller lattices and let their decoys through to their hypotheses and
+      // extension.
+      const float inkOld = inkLevel;
+      bool measured = false;  // (the level is the positions' own: no guess to erase)
+      if (ctx.dark && local >= 0) {
+        const float halfway = ground - kDarkLocalShare * (ground - inkLevel);
+        if (anchored) {
+          inkLevel = std::max(inkLevel, std::min(local, halfway));
+        } else if (local <= halfway) {
+          inkLevel = local;
+          measured = true;
         }
-        DBG("  weakdot v%.2f at (%.1f,%.1f) blob %d lattice %d d%.1f/%.1f off %.2f\n", v, p.x, p.y, k, dotBlob[idx] >= 0,
-            k >= 0 ? (*ctx.blobs)[k].d : 0.f, ctx.dotD, k >= 0 ? std::hypot((*ctx.blobs)[k].x - p.x, (*ctx.blobs)[k].y - p.y) / ctx.pitch : 0.f);
       }
-      g.value[static_cast<size_t>(r) * cols + c] = std::min(1.0f, std::max(0.0f, v));
+      auto valueAt = [&](float ink, bool guess) {
+        const float contrast = ground - ink;
+        float v;
+        if (contrast < 8)
+          v = 0.5f;
+        else
+          v = (ground - I[idx]) / contrast;
+        // No lattice dot within three positions (past the grown lattice: glare washed the dots
+        // out, or the quiet zone): the dot level is only the lattice's typical ratio, so a value
+        // far from both ends is a guess, and becomes an erasure.
+        if (!anchored && guess && v > kUnanchoredLow && v < kUnanchoredHigh) v = 0.5f;
+        // Glare over light dots: where an off-lattice neighbour (always empty in a DotCode) is
+        // clipped white, the light is not the print's (a streak reads as ink in the light dots'
+        // polarity), so the position becomes an erasure, which costs Reed-Solomon half what a
+        // guessed dot costs. (Clipped white paper around dark dots is only bright light.)
+        if (!ctx.dark && lowest <= 255 - kSaturated) v = 0.5f;
+        // Stray ink: a speck (a blob much smaller than the lattice's dots) or a blob off its
+        // position that makes a position only partly dark is weak evidence, whether or not the
+        // lattice took it (specks of dot size pass the lattice's checks). It becomes an erasure
+        // (costs Reed-Solomon one check word) instead of a confident error (two). Full-strength
+        // positions, and positions with no blob at all (dots merged by blur), keep their value.
+        if (v > 0.5f && v < 0.9f && ctx.blobs && ctx.index && ctx.dotD > 0) {
+          const PointF p = ctx.mapper->map(static_cast<float>(rowMin + r), static_cast<float>(colMin + c));
+          const int k = dotBlob[idx] >= 0 ? dotBlob[idx] : ctx.index->nearest(p.x, p.y, 0.5f * ctx.pitch, *ctx.blobs);
+          if (k >= 0) {
+            const Blob& b = (*ctx.blobs)[k];
+            const float dx = b.x - p.x, dy = b.y - p.y;
+            const bool off = ctx.pitch >= 4 && dx * dx + dy * dy > 0.04f * ctx.pitch * ctx.pitch;
+            if (b.d < 0.7f * ctx.dotD || off) v = 0.5f;
+          }
+          DBG("  weakdot v%.2f at (%.1f,%.1f) blob %d lattice %d d%.1f/%.1f off %.2f\n", v, p.x, p.y, k, dotBlob[idx] >= 0,
+              k >= 0 ? (*ctx.blobs)[k].d : 0.f, ctx.dotD, k >= 0 ? std::hypot((*ctx.blobs)[k].x - p.x, (*ctx.blobs)[k].y - p.y) / ctx.pitch : 0.f);
+        }
+        return std::min(1.0f, std::max(0.0f, v));
+      };
+      const float v = valueAt(inkLevel, !measured);
+      g.value[static_cast<size_t>(r) * cols + c] = v;
+      if (evidence && !outside) evidence->value[static_cast<size_t>(r) * cols + c] = inkLevel == inkOld ? v : valueAt(inkOld, true);
     }
   return g;
 }
