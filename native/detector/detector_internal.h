@@ -501,7 +501,7 @@ bool plausibleInkShare(float share);
 void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
 // `evidence`, when given, receives the values of the lattice's own box as the lattice dots' level
 // alone gives them (dark dots also take it from the positions themselves), for latticeInkShare;
-// its other positions are 0.
+// its other positions are 0. For light dots it is left empty: the grid's own values are those.
 DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowMin, int rows, int colMin, int cols,
                    DotGrid* evidence = nullptr);
 // Crease glints over a short wide symbol of light dots (sample_grid.cpp): straight bright lines

@@ -84,6 +84,7 @@ struct Rect {
 };
 
 bool overlaps(const Rect& a, const Rect& b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
+double areaOf(const Rect& r) { return static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0); }
 
 // highPass for the columns [xa, xb), whose box (2R+1 wide) lies inside the crop: the same
 // arithmetic per pixel, in a loop the compiler vectorises.
@@ -173,7 +174,6 @@ void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& 
         Rect& a = out[i];
         const Rect& b = out[j];
         const Rect u{std::min(a.x0, b.x0), std::min(a.y0, b.y0), std::max(a.x1, b.x1), std::max(a.y1, b.y1)};
-        auto areaOf = [](const Rect& r) { return static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0); };
         // merged only when the union costs no more than the two apart (overlap is only re-read)
         if (overlaps(a, b) && areaOf(u) <= areaOf(a) + areaOf(b)) {
           a = u;
@@ -184,7 +184,7 @@ void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& 
       }
   }
   double area = 0;
-  for (const Rect& r : out) area += static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+  for (const Rect& r : out) area += areaOf(r);
   if (allowWhole && (area > 0.85 * W * H || out.size() > 24)) out.assign(1, Rect{0, 0, W, H});
 }
 
@@ -964,7 +964,7 @@ class PassSchedule {
   // pass would otherwise find the texture again (its dots, then the gaps between them as a
   // lattice of the other polarity) and pay its fits.
   bool inTexture(const Rect& r) const {
-    const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+    const double area = areaOf(r);
     for (const Rect& t : textures_) {
       const double w = std::min(r.x1, t.x1) - std::max(r.x0, t.x0), h = std::min(r.y1, t.y1) - std::max(r.y0, t.y0);
       if (w > 0 && h > 0 && w * h >= kTextureCover * area) return true;
@@ -1047,7 +1047,7 @@ class PassSchedule {
     size_t crops = 0;
     for (const Rect& r : fine_) {
       if (over() || ++crops > kMaxFineCrops) break;
-      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > kFinePixels) continue;
+      if (areaOf(r) > kFinePixels) continue;
       GreyImage up;
       std::vector<uint8_t> buf;
       upsample2(crop(r), buf, up);
@@ -1117,7 +1117,7 @@ class PassSchedule {
       PPROF("  sharpen? region %d,%d-%d,%d merged %d d %.1f\n", r.x0, r.y0, r.x1, r.y1, mergedIn, regionD_[i]);
       if (mergedIn < 2) continue;  // a blurred symbol breaks into several merged shapes
       // bounded work, as for the scaled pass: at most 2 regions of at most 400k pixels
-      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000 || ++sharpened > 2) continue;
+      if (areaOf(r) > 400000 || ++sharpened > 2) continue;
       const int R = std::min(8, std::max(2, static_cast<int>(std::lround(0.5f * regionD_[i]))));
       const GreyImage region = crop(r);
       GreyImage hp;
@@ -1137,7 +1137,7 @@ class PassSchedule {
     BlurEstimate blur, blurLarge;
     for (size_t i = 0; i < focus_.size(); ++i) {
       const Rect& r = focus_[i];
-      const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+      const double area = areaOf(r);
       if (area > kDeblurHalvedPixels || inTexture(r)) continue;
       BlurEstimate cues;
       measureBlurCues(crop(r), cues);
@@ -1240,7 +1240,7 @@ class PassSchedule {
           if (over()) return;
           const Rect r = regions[ri];
           if (inTexture(r)) continue;
-          const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+          const double area = areaOf(r);
           if (largeOnly_ && !fromSpill && (area <= kDeblurPixels || ++large > kLargeDeblurRegions)) continue;
           double& pool = fromSpill ? spillBudget : budget;
           if (area > pool) continue;
@@ -1327,7 +1327,7 @@ class PassSchedule {
     std::vector<Rect> regions;
     lightPeaksRegions(regions);
     if (std::none_of(regions.begin(), regions.end(), [](const Rect& r) {
-          const double area = static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0);
+          const double area = areaOf(r);
           return area > kDeblurPixels && area <= kLargeDeblurPixels;
         }))
       return;
@@ -1390,7 +1390,7 @@ class PassSchedule {
     lightPeaksRegions(regions);
     std::vector<GreyImage> crops;
     for (const Rect& r : regions)
-      if (static_cast<int>(crops.size()) < kPeaksRegions && static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) <= deblurLimit())
+      if (static_cast<int>(crops.size()) < kPeaksRegions && areaOf(r) <= deblurLimit())
         crops.push_back(crop(r));
     out = BlurEstimate{};
     const bool ok = estimateSharedStreak(crops, weakAngle, out);
@@ -1428,7 +1428,7 @@ class PassSchedule {
       const int m = 12;
       Rect r{std::max(0, r0.x0 - m), std::max(0, r0.y0 - m), std::min(image_.width, r0.x1 + m), std::min(image_.height, r0.y1 + m)};
       if (r.x1 - r.x0 < 8 || r.y1 - r.y0 < 8) continue;
-      if (static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0) > 400000) continue;  // bounded work
+      if (areaOf(r) > 400000) continue;  // bounded work
       const GreyImage region = crop(r);
       GreyImage up;
       std::vector<uint8_t> buf;
@@ -1613,7 +1613,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     }
     // A lattice whose positions are not inked the way DotCode content inks them (5 of every 9)
     // reads under no extent: its hypotheses and its extension are skipped (lattice_evidence.cpp).
-    if (!ends && !plausibleInkShare(latticeInkShare(evidence, r0, c0, f, cand.ctx.parity))) {
+    if (!ends && !plausibleInkShare(latticeInkShare(evidence.value.empty() ? all : evidence, r0, c0, f, cand.ctx.parity))) {
       cand.notDotCode = true;
       return 0;
     }

@@ -369,7 +369,7 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
   g.rows = rows;
   g.cols = cols;
   g.value.assign(static_cast<size_t>(rows) * cols, 0.0f);
-  if (evidence) *evidence = g;
+  if (evidence && ctx.dark) *evidence = g;  // (light dots: the grid itself; see the header)
   const float globalRatio = ctx.lightLevel > 1 ? ctx.darkLevel / ctx.lightLevel : 0.5f;
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) {
@@ -480,7 +480,7 @@ DotGrid sampleGrid(const SampleContext& ctx, const LatticeFit& lattice, int rowM
       };
       const float v = valueAt(inkLevel, !measured);
       g.value[static_cast<size_t>(r) * cols + c] = v;
-      if (evidence && !outside) evidence->value[static_cast<size_t>(r) * cols + c] = inkLevel == inkOld ? v : valueAt(inkOld, true);
+      if (evidence && ctx.dark && !outside) evidence->value[static_cast<size_t>(r) * cols + c] = inkLevel == inkOld ? v : valueAt(inkOld, true);
     }
   return g;
 }

@@ -6,7 +6,6 @@
 #include <map>
 #include <cmath>
 #include <complex>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -636,7 +635,7 @@ TEST("detector: a symbol whose last codeword is 0 is never read as its text cut 
       read += readsOf(withFaintEnd(packScene(mx, 3.0, angle), mx, 3.0, angle, lines, kept), text);
       ++tried;
     }
-  std::printf("    (%d of %d read, none cut short)\n", read, tried);
+  std::cerr << "  zero-ended symbols: " << read << " of " << tried << " read, none cut short\n";
 }
 
 namespace {
