@@ -4,6 +4,7 @@
 // Usage: bench_dotcode_misread [grids=100000] [minSpare=1] [seed=1]
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -64,10 +65,19 @@ int main(int argc, char** argv) {
   dc::GridDecodeOptions opts;
   opts.minSpareCheckWords = argc > 2 ? std::atoi(argv[2]) : opts.minSpareCheckWords;
   Rng rng{argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1};
-  const char* names[8] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)",
-                          "random dot patterns", "faint dots and flips beyond budget", "extent across the quiet zone",
-                          "window short by lines + glare band", "glare band beyond budget"};
-  constexpr int kModels = 8;
+  // 4th argument "reliability": decode by codeword reliability alone (GridDecodeOptions::byReliability);
+  // "then-reliability": as the detector does, by reliability only where the plain reading refuses,
+  // with the spare check words of the 5th argument (default: the same)
+  const std::string mode = argc > 4 ? argv[4] : "";
+  opts.byReliability = mode == "reliability";
+  dc::GridDecodeOptions second = opts;
+  second.byReliability = true;
+  second.minSpareCheckWords = argc > 5 ? std::atoi(argv[5]) : opts.minSpareCheckWords;
+  const char* names[10] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)",
+                           "random dot patterns", "faint dots and flips beyond budget", "extent across the quiet zone",
+                           "window short by lines + glare band", "glare band beyond budget", "noisy values (sampling noise)",
+                           "random values (texture)"};
+  constexpr int kModels = 10;
   Counts counts[kModels];
   const auto start = std::chrono::steady_clock::now();
   for (long g = 0; g < total; ++g) {
@@ -123,6 +133,21 @@ int main(int argc, char** argv) {
         v = 1.0f - v;
       }
     }
+    if (model == 8) {
+      // Sampling noise: every value moved off its dot's truth by a noise of 0.15-0.45 (blur,
+      // glare slopes, a map a fraction of a pitch off), so values fall on both sides of 0.5 with
+      // every degree of confidence; the decoder sees soft values throughout.
+      const float sigma = 0.15f + 0.003f * static_cast<float>(rng.below(100));
+      for (float& v : grid.value) {
+        const float u1 = (1.0f + static_cast<float>(rng.below(10000))) / 10001.0f, u2 = static_cast<float>(rng.below(10000)) / 10000.0f;
+        const float z = std::sqrt(-2.0f * std::log(u1)) * std::cos(6.2831853f * u2);
+        v = std::clamp(v + sigma * z, 0.0f, 1.0f);
+      }
+    }
+    if (model == 9) {
+      // Not a symbol: values of any strength at random (textures, text under a decoy lattice).
+      for (float& v : grid.value) v = static_cast<float>(rng.below(1001)) / 1000.0f;
+    }
     if (model == 5) {
       // An extent that reaches across the quiet zone at one end of a side: 1-3 lines of random
       // dots (text, a panel's edge, a glint) beyond 2-3 blank lines, H+W kept odd. Nothing is
@@ -152,7 +177,8 @@ int main(int argc, char** argv) {
       eraseBand(grid, rng);
     }
     if (model == 7) eraseBand(grid, rng, l.checkWords / l.blocks + 1);
-    const auto got = dc::decodeDotGrid(grid, opts);
+    auto got = dc::decodeDotGrid(grid, opts);
+    if (!got && mode == "then-reliability") got = dc::decodeDotGrid(grid, second);
     Counts& c = counts[model];
     ++c.grids;
     if (!got) ++c.refused;
@@ -167,7 +193,7 @@ int main(int argc, char** argv) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   long grids = 0, misreads = 0;
-  std::printf("minSpareCheckWords=%d\n", opts.minSpareCheckWords);
+  std::printf("minSpareCheckWords=%d%s\n", opts.minSpareCheckWords, mode.empty() ? "" : (", " + mode + " (spare " + std::to_string(second.minSpareCheckWords) + ")").c_str());
   for (int m = 0; m < kModels; ++m) {
     std::printf("%-38s grids %7ld  refused %7ld  exact %7ld  misread %5ld\n", names[m], counts[m].grids, counts[m].refused,
                 counts[m].exact, counts[m].misread);

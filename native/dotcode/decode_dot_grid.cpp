@@ -78,14 +78,25 @@ bool quietZoneInside(const DotGrid& grid, int parity, float margin) {
 
 // Decodes one canonical reading given as the input indices in bit-stream order.
 bool decodeReading(const DotGrid& grid, const SymbolLayout& layout, const std::vector<int>& sources,
-                   float margin, int minSpare, Reading& out) {
-  RawCodewords raw = readCodewords(layout, grid.value.data(), sources, margin);
-  if (raw.hopeless) return false;
-  const Correction corr = correctCodewords(layout, raw.words, raw.erased);
+                   const GridDecodeOptions& options, int minSpare, Reading& out) {
+  std::vector<int> words;
+  Correction corr;
+  if (options.byReliability) {
+    SoftCodewords soft = readCodewordsSoft(layout, grid.value.data(), sources, minSpare, options.ambiguousReliability);
+    if (soft.hopeless) return false;
+    words = std::move(soft.words);
+    corr = correctByReliability(layout, words, soft.reliability, minSpare, options.ambiguousReliability,
+                                options.trustedReliability);
+  } else {
+    RawCodewords raw = readCodewords(layout, grid.value.data(), sources, options.erasureMargin);
+    if (raw.hopeless) return false;
+    words = std::move(raw.words);
+    corr = correctCodewords(layout, words, raw.erased);
+  }
   if (!corr.ok) return false;
-  const std::vector<int> data = unmaskData(layout, raw.words);
+  const std::vector<int> data = unmaskData(layout, words);
   if (!decodeDataCodewords(data, out.symbol)) return false;
-  out.symbol.mask = raw.words[0];
+  out.symbol.mask = words[0];
   out.symbol.errorsCorrected = corr.errors;
   out.symbol.erasuresCorrected = corr.erasures;
   out.symbol.ecBudget = layout.checkWords;
@@ -184,7 +195,7 @@ std::optional<DotCodeSymbol> decodeDotGrid(const DotGrid& grid, const GridDecode
     tried |= 1u << t;
     const int H = tr.rows, W = tr.cols;
     Reading reading;
-    if (!decodeReading(grid, layoutFor(H, W), tr.sources, margin, minSpare, reading)) continue;
+    if (!decodeReading(grid, layoutFor(H, W), tr.sources, options, minSpare, reading)) continue;
     reading.symbol.rows = H;
     reading.symbol.cols = W;
     reading.symbol.orientation = t;

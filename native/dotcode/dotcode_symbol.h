@@ -60,6 +60,15 @@ struct GridDecodeOptions {
   // corrupted grids (bench/RESULTS.md): 1 -> 67 misreads, 2 -> none. 2 costs one erasure of
   // correction per block. Values below 1 are treated as 1.
   int minSpareCheckWords = 2;
+  // Read every slot as its most likely codeword and correct by reliability (generalised minimum
+  // distance: symbol_codewords.h, correctByReliability) instead of erasing the slots with a faint
+  // dot. For grids the plain reading refuses; the spare-word rule is the same.
+  bool byReliability = false;
+  // With byReliability, a slot's reliability is the gap between its best and second best
+  // pattern's cost (a clean slot's is 2, a toss-up's 0). Below this a slot is always erased.
+  float ambiguousReliability = 0.25f;
+  // ... and from this on a correction may not change it.
+  float trustedReliability = 1.2f;
 };
 
 // Tries the orientations of the grid, decodes each plausible reading and returns the one that

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "dotcode/codeword_table.h"
 #include "dotcode/reed_solomon.h"
@@ -112,6 +113,147 @@ Correction correctCodewords(const SymbolLayout& l, std::vector<int>& words, cons
     c.blockBudget.push_back(k);
   }
   if (words[0] > 3) return c;  // corrected mask identifier must be one of the four masks
+  c.ok = true;
+  return c;
+}
+
+SoftCodewords readCodewordsSoft(const SymbolLayout& l, const float* values, const std::vector<int>& sources, int minSpare,
+                                float ambiguousBelow) {
+  SoftCodewords soft;
+  soft.words.assign(l.totalWords, 0);
+  soft.reliability.assign(l.totalWords, 0.0f);
+  if (static_cast<int>(sources.size()) < l.dots || l.blocks <= 0) {
+    soft.hopeless = true;
+    return soft;
+  }
+  // A pattern's cost is the sum over its bits of (bit ? 1 - v : v) = sum(v) + sum over its dots
+  // of (1 - 2v); the first sum is the same for every pattern, so only the dots' terms compare.
+  // (a NaN value, no sample, is a toss-up)
+  auto term = [&](int i) {
+    const float v = values[sources[i]];
+    return v == v ? 1.0f - 2.0f * std::clamp(v, 0.0f, 1.0f) : 0.0f;
+  };
+  // Ambiguous slots each block can still take before it is hopeless (as readCodewords' erasures).
+  const int B = l.blocks;
+  std::vector<int> left(B);
+  for (int j = 0; j < B; ++j) left[j] = blockCheckWords(l, j) - minSpare;
+  auto settle = [&](int s, int value, float reliability) {
+    soft.words[s] = value;
+    soft.reliability[s] = reliability;
+    if (reliability < ambiguousBelow && --left[s % B] < 0) soft.hopeless = true;
+    return soft.hopeless;
+  };
+  {
+    const float t0 = term(0), t1 = term(1);
+    // mask word: two plain bits, each decided alone; its reliability is the fainter one's
+    if (settle(0, (t0 < 0 ? 2 : 0) + (t1 < 0 ? 1 : 0), std::min(std::fabs(t0), std::fabs(t1)))) return soft;
+  }
+  // The 113 patterns' costs side by side in 16-bit integers (a term in thousandths): per bit, its
+  // term added where the pattern has that bit (a mask), which vectorises, as do the two minima.
+  constexpr int kScale = 1000;
+  constexpr int kPadded = 120;  // 113 rounded up to whole vectors of 8
+  struct BitMasks {
+    int16_t has[9][kPadded];
+  };
+  static const BitMasks kMasks = [] {
+    BitMasks m{};
+    for (int v = 0; v < 113; ++v)
+      for (int b = 0; b < 9; ++b) m.has[b][v] = (codewordPattern(v) >> b & 1) ? -1 : 0;
+    return m;
+  }();
+  int16_t t[9], cost[kPadded];
+  auto smallest = [&]() {
+    int16_t m = INT16_MAX;
+    for (int v = 0; v < kPadded; ++v) m = std::min(m, cost[v]);
+    return m;
+  };
+  for (int s = 1; s < l.totalWords; ++s) {
+    const int start = 2 + 9 * (s - 1);
+    for (int b = 0; b < 9; ++b) {  // (in the pattern's bit order)
+      const float x = term(start + b) * kScale;
+      t[8 - b] = static_cast<int16_t>(x < 0 ? x - 0.5f : x + 0.5f);
+    }
+    for (int v = 0; v < kPadded; ++v)
+      cost[v] = static_cast<int16_t>((kMasks.has[0][v] & t[0]) + (kMasks.has[1][v] & t[1]) + (kMasks.has[2][v] & t[2]) +
+                                     (kMasks.has[3][v] & t[3]) + (kMasks.has[4][v] & t[4]) + (kMasks.has[5][v] & t[5]) +
+                                     (kMasks.has[6][v] & t[6]) + (kMasks.has[7][v] & t[7]) + (kMasks.has[8][v] & t[8]));
+    for (int v = 113; v < kPadded; ++v) cost[v] = INT16_MAX;
+    const int16_t best = smallest();
+    int bestValue = 0;
+    while (cost[bestValue] != best) ++bestValue;
+    cost[bestValue] = INT16_MAX;
+    const int16_t second = smallest();
+    if (settle(s, bestValue, static_cast<float>(second - best) / kScale)) return soft;
+  }
+  return soft;
+}
+
+namespace {
+
+// Reed-Solomon fills the erased slots with whatever makes the block a codeword, and with only the
+// spare check words to verify, a block damaged past its budget now and then lands on another
+// codeword. Then the filled values are arbitrary, while a true correction fills in values the
+// reading mostly had as its best guess (they were erased for being unsure, not for being wrong).
+// So a correction must agree with the soft reading on at least a fifth of the slots it filled.
+// Measured on 2 million corrupted grids (bench_dotcode_misread, seeds 1 and 7): without this rule
+// decoding by reliability after the plain reading added 6 misreads to the plain reading's 4, with
+// it none, and it keeps 93% of what decoding by reliability adds on noisy grids.
+constexpr int kFilledAgreementPerFive = 1;
+bool filledLikeRead(const std::vector<int>& block, const std::vector<int>& words, const std::vector<int>& slots,
+                    const std::vector<int>& order, int erased) {
+  int agree = 0;
+  for (int i = 0; i < erased; ++i) agree += block[order[i]] == words[slots[order[i]]];
+  return 5 * agree >= kFilledAgreementPerFive * erased;
+}
+
+}  // namespace
+
+Correction correctByReliability(const SymbolLayout& l, std::vector<int>& words, const std::vector<float>& reliability,
+                                int minSpare, float ambiguousBelow, float trustedFrom) {
+  Correction c;
+  const int B = l.blocks;
+  if (B <= 0 || static_cast<int>(words.size()) != l.totalWords || static_cast<int>(reliability.size()) != l.totalWords)
+    return c;
+  std::vector<int> slots, order, block, erasures;
+  for (int j = 0; j < B; ++j) {
+    slots.clear();
+    for (int p = j; p < l.totalWords; p += B) slots.push_back(p);
+    const int n = static_cast<int>(slots.size());
+    const int k = blockCheckWords(l, j);
+    const int most = std::min(n, k - minSpare);
+    // ambiguous slots are always erased, trusted ones never: the trials only move the line
+    // between the two through the slots in between
+    int ambiguous = 0, untrusted = 0;
+    for (int p : slots) {
+      ambiguous += reliability[p] < ambiguousBelow;
+      untrusted += reliability[p] < trustedFrom;
+    }
+    if (ambiguous > most) return c;
+    order.resize(n);
+    for (int i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return reliability[slots[a]] < reliability[slots[b]]; });
+    bool done = false;
+    for (int e = std::min(most, untrusted); e >= ambiguous && !done; e -= 2) {
+      block.clear();
+      for (int p : slots) block.push_back(words[p]);
+      erasures.assign(order.begin(), order.begin() + e);
+      const RsOutcome r = rsDecode(block, k, erasures);
+      if (!r.ok || r.cost() > k - minSpare) continue;
+      bool trustedChanged = false;
+      for (int i = 0; i < n && !trustedChanged; ++i)
+        trustedChanged = block[i] != words[slots[i]] && reliability[slots[i]] >= trustedFrom;
+      if (trustedChanged) continue;
+      if (!filledLikeRead(block, words, slots, order, e)) continue;
+      for (int i = 0; i < n; ++i) words[slots[i]] = block[i];
+      c.errors += r.errors;
+      c.erasures += r.erasures;
+      c.blockCost.push_back(r.cost());
+      c.blockBudget.push_back(k);
+      done = true;
+    }
+    if (!done) return c;
+  }
+  if (words[0] > 3) return c;
   c.ok = true;
   return c;
 }

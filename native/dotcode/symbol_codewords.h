@@ -41,6 +41,31 @@ struct Correction {
 // words back. Fails if any block cannot be corrected or the mask identifier comes out above 3.
 Correction correctCodewords(const SymbolLayout& layout, std::vector<int>& words, const std::vector<uint8_t>& erased);
 
+// Soft reading: every slot gets its most likely codeword, the valid pattern whose dots best fit
+// the sampled values (cost: how far each value lies from its bit), and a reliability, the second
+// best pattern's cost minus the best one's (0: a toss-up). A pattern that is no codeword, one
+// flipped dot of the 9, is then settled by how faint each of its dots was, not erased.
+// Stops early (hopeless) once a block holds more slots read less reliably than `ambiguousBelow`
+// than it has check words beyond `minSpare` (correctByReliability erases every such slot).
+struct SoftCodewords {
+  std::vector<int> words;
+  std::vector<float> reliability;
+  bool hopeless = false;
+};
+SoftCodewords readCodewordsSoft(const SymbolLayout& layout, const float* values, const std::vector<int>& sources, int minSpare,
+                                float ambiguousBelow);
+
+// Generalised minimum distance decoding (Forney), block by block. Slots read less reliably than
+// `ambiguousBelow` are always erased (a block with more of them than it can take is refused, as
+// the plain reading refuses a block with too many invalid patterns), slots read at least
+// `trustedFrom` never are; in between, the least reliable are erased, as many as the block can
+// take first (Reed-Solomon only fills them in and the spare check words verify), then two fewer
+// at a time (each trial corrects one more error). A block is accepted at the first trial whose
+// correction leaves `minSpare` check words unused and changes no trusted slot: a miscorrection
+// lands on arbitrary slots, a true correction on the faint ones.
+Correction correctByReliability(const SymbolLayout& layout, std::vector<int>& words, const std::vector<float>& reliability,
+                                int minSpare, float ambiguousBelow, float trustedFrom);
+
 // Data codewords 1..ND-1 with the mask of words[0] removed (FORMAT.md 6).
 std::vector<int> unmaskData(const SymbolLayout& layout, const std::vector<int>& words);
 
