@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary dot grids into decodeDotGrid. Input bytes: rows, cols, erasure
-// margin, then one presence byte per position (value/255). Checks the result's invariants too.
+// margin (bits 0-5), reading by reliability (bit 6), spare check words (bit 7), then one presence
+// byte per position (value/255). Checks the result's invariants too.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dc::GridDecodeOptions opts;
   opts.erasureMargin = (data[2] % 64) / 128.0f;
   opts.minSpareCheckWords = 1 + data[2] / 128;
+  opts.byReliability = (data[2] & 64) != 0;
   const size_t n = static_cast<size_t>(grid.rows) * grid.cols;
   grid.value.resize(n, 0.0f);
   for (size_t i = 0; i < n && 3 + i < size; ++i) grid.value[i] = data[3 + i] / 255.0f;

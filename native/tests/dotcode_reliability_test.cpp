@@ -81,8 +81,13 @@ TEST("reading by reliability: each slot's most likely codeword and its margin, a
           const float x = values[2 + 9 * (s - 1) + b];
           c += (p >> (8 - b) & 1) ? 1.0f - x : x;
         }
-        if (c < best) second = best, best = c, bestValue = v;
-        else if (c < second) second = c;
+        if (c < best) {
+          second = best;
+          best = c;
+          bestValue = v;
+        } else if (c < second) {
+          second = c;
+        }
       }
       // (the reading works in thousandths: patterns within that of each other may swap)
       if (second - best > 0.01f) CHECK_EQ(soft.words[s], bestValue);
