@@ -1717,8 +1717,8 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       // likely codeword, the least reliable erased (GridDecodeOptions::byReliability). Under
       // glare and creases most wrong values are faint ones, which the passes above erase, and a
       // pack symbol's 9-12 check words per block run out; read by reliability, those slots
-      // mostly come out right (synthetic packs of seeds 1-200: 171 -> 175, dark-ink packs
-      // 139 -> 149).
+      // mostly come out right (synthetic packs of seeds 1-700: 586 -> 603, dark-ink packs
+      // 480 -> 512; docs/detector.md "Codewords read by reliability").
       DotGrid softGrid{g.rows, g.cols, std::move(softValues)};
       GridDecodeOptions byReliability;
       byReliability.byReliability = true;
