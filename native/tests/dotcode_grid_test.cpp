@@ -14,28 +14,6 @@ using namespace dctest;
 
 namespace {
 
-struct Built {
-  dc::SymbolLayout layout;
-  std::vector<int> words;
-  std::vector<uint8_t> dots;
-  std::string text;
-};
-
-// A Code Set B message of `len` printable characters in an H x W symbol.
-Built build(Rng& rng, int H, int W, int len, int mask) {
-  Built b;
-  b.layout = dc::layoutFor(H, W);
-  std::vector<int> data{106};
-  for (int i = 0; i < len; ++i) {
-    const int v = 33 + rng.below(26);  // 'A'..'Z', no digit pairs to keep the stream simple
-    data.push_back(v);
-    b.text += static_cast<char>(v + 32);
-  }
-  b.words = dc::buildCodewords(b.layout, data, mask);
-  if (!b.words.empty()) b.dots = dc::placeCodewords(b.layout, b.words);
-  return b;
-}
-
 // A random valid size with room for `len` characters.
 void randomSize(Rng& rng, int len, int& H, int& W) {
   for (;;) {
@@ -97,7 +75,7 @@ TEST("dotcode grid: built symbols decode in 8 orientations, both layouts, all ma
       H = 100;
       W = 71;
     }  // 4 interleaved blocks
-    const Built b = build(rng, H, W, len, trial % 4);
+    const BuiltSymbol b = buildSymbol(rng, H, W, len, trial % 4);
     REQUIRE(!b.dots.empty());
     const dc::DotGrid g = gridOf(H, W, b.dots);
     const int t = trial % 8;
@@ -123,7 +101,7 @@ TEST("dotcode grid: flips, weak dots and substituted codewords within budget dec
     int H, W;
     const int len = 3 + rng.below(40);
     randomSize(rng, len, H, W);
-    const Built b = build(rng, H, W, len, rng.below(4));
+    const BuiltSymbol b = buildSymbol(rng, H, W, len, rng.below(4));
     const dc::SymbolLayout& l = b.layout;
     const std::vector<int> order = dc::bitOrder(H, W);
     dc::DotGrid g = gridOf(H, W, b.dots);
@@ -177,7 +155,7 @@ TEST("dotcode grid: damage beyond budget fails cleanly, never a wrong text") {
     int H, W;
     const int len = 3 + rng.below(30);
     randomSize(rng, len, H, W);
-    const Built b = build(rng, H, W, len, rng.below(4));
+    const BuiltSymbol b = buildSymbol(rng, H, W, len, rng.below(4));
     dc::DotGrid g = gridOf(H, W, b.dots);
     const std::vector<int> order = dc::bitOrder(H, W);
     // Replace at least NC/2+1 codewords of block 0 by other valid codewords (errors only: the
@@ -205,7 +183,7 @@ TEST("dotcode grid: damage beyond budget fails cleanly, never a wrong text") {
 
 TEST("dotcode grid: a reading without the required spare check words is refused (mirror rule)") {
   Rng rng(5);
-  const Built b = build(rng, 16, 23, 10, 1);
+  const BuiltSymbol b = buildSymbol(rng, 16, 23, 10, 1);
   const dc::SymbolLayout& l = b.layout;
   REQUIRE(l.blocks == 1);
   const std::vector<int> order = dc::bitOrder(16, 23);
@@ -270,7 +248,7 @@ TEST("dotcode grid: a symbol read with two quiet-zone lines at its stream's end 
     int H, W;
     const int len = 1 + rng.below(12);
     randomSize(rng, len, H, W);
-    const Built b = build(rng, H, W, len, rng.below(4));
+    const BuiltSymbol b = buildSymbol(rng, H, W, len, rng.below(4));
     REQUIRE(!b.dots.empty());
     // The stream ends in the last columns of a column layout (W odd) and in the first rows of a
     // row layout (it runs from the bottom row up).
@@ -306,7 +284,7 @@ TEST("dotcode grid: a grid reaching across the quiet zone to the lines beyond it
     int H, W;
     const int len = 1 + rng.below(12);
     randomSize(rng, len, H, W);
-    const Built b = build(rng, H, W, len, rng.below(4));
+    const BuiltSymbol b = buildSymbol(rng, H, W, len, rng.below(4));
     REQUIRE(!b.dots.empty());
     const int outer = 1 + rng.below(3), blank = outer % 2 == 1 ? 3 : 2;  // outer + blank even: H+W stays odd
     const bool atStart = rng.below(2) == 0;
@@ -334,7 +312,7 @@ TEST("dotcode grid: a grid reaching across the quiet zone to the lines beyond it
 // filling-in is a valid pattern. Such a codeword costs no check word; three faint bits erase it.
 TEST("dotcode grid: faint bits that the 5-dot pattern settles cost nothing; ambiguous ones erase") {
   Rng rng(31);
-  const Built b = build(rng, 16, 23, 10, 2);
+  const BuiltSymbol b = buildSymbol(rng, 16, 23, 10, 2);
   const std::vector<int> order = dc::bitOrder(16, 23);
   const dc::SymbolLayout& l = b.layout;
   REQUIRE(l.blocks == 1);
@@ -372,7 +350,7 @@ TEST("dotcode grid: reading stops once a block has more erasures than check word
     int H, W;
     const int len = 3 + rng.below(30);
     randomSize(rng, len, H, W);
-    const Built b = build(rng, H, W, len, rng.below(4));
+    const BuiltSymbol b = buildSymbol(rng, H, W, len, rng.below(4));
     const std::vector<int> order = dc::bitOrder(H, W);
     const int B = b.layout.blocks, k0 = dc::blockCheckWords(b.layout, 0);
     // block 0's slots after the mask word, in stream order

@@ -14,28 +14,6 @@ using namespace dctest;
 
 namespace {
 
-struct Symbol {
-  dc::SymbolLayout layout;
-  std::vector<int> words;
-  std::vector<uint8_t> dots;
-  std::string text;
-};
-
-// A Code Set B message of `len` capitals in an H x W symbol.
-Symbol build(Rng& rng, int H, int W, int len) {
-  Symbol b;
-  b.layout = dc::layoutFor(H, W);
-  std::vector<int> data{106};
-  for (int i = 0; i < len; ++i) {
-    const int v = 33 + rng.below(26);
-    data.push_back(v);
-    b.text += static_cast<char>(v + 32);
-  }
-  b.words = dc::buildCodewords(b.layout, data, rng.below(4));
-  if (!b.words.empty()) b.dots = dc::placeCodewords(b.layout, b.words);
-  return b;
-}
-
 float uniform(Rng& rng) { return static_cast<float>(rng.below(1 << 20)) / static_cast<float>(1 << 20); }
 
 // A standard normal value (Box-Muller).
@@ -108,7 +86,7 @@ TEST("reading by reliability reads noisy short wide symbols the plain reading re
     const int H = 6 + rng.below(5);
     int W = 41 + rng.below(40);
     if ((H + W) % 2 == 0) ++W;
-    const Symbol b = build(rng, H, W, std::min(12, dc::layoutFor(H, W).dataWords - 2));
+    const BuiltSymbol b = buildSymbol(rng, H, W, std::min(12, dc::layoutFor(H, W).dataWords - 2), rng.below(4));
     REQUIRE(!b.words.empty());
     dc::DotGrid g = gridOf(H, W, b.dots);
     const float sigma = 0.25f + 0.15f * uniform(rng);
@@ -136,7 +114,7 @@ TEST("reading by reliability: never a wrong text from textures, random dots or c
     const int H = 6 + rng.below(12);
     int W = 9 + rng.below(60);
     if ((H + W) % 2 == 0) ++W;
-    const Symbol b = build(rng, H, W, 1 + rng.below(4));
+    const BuiltSymbol b = buildSymbol(rng, H, W, 1 + rng.below(4), rng.below(4));
     if (b.words.empty()) continue;
     dc::DotGrid g = gridOf(H, W, b.dots);
     const std::vector<int> order = dc::bitOrder(H, W);
@@ -168,7 +146,7 @@ TEST("correction by reliability: the slots Reed-Solomon fills must agree with th
   // reliability 0.8, neither ambiguous nor trusted). Erasing them, Reed-Solomon fills in the
   // symbol's own values, none of them what the reading had: a correction like that is what a
   // miscorrection looks like, so it is refused, even though here it is right.
-  const Symbol b = build(rng, 16, 23, 10);
+  const BuiltSymbol b = buildSymbol(rng, 16, 23, 10, 1);
   REQUIRE(b.layout.blocks == 1 && b.layout.checkWords - 2 >= 5 && b.layout.totalWords > 12);
   const std::vector<int> order = dc::bitOrder(16, 23);
   dc::DotGrid g = gridOf(16, 23, b.dots);
@@ -188,7 +166,7 @@ TEST("correction by reliability: the slots Reed-Solomon fills must agree with th
 
 TEST("reading by reliability: a block with more toss-up slots than it can erase is hopeless") {
   Rng rng(9);
-  const Symbol b = build(rng, 12, 31, 8);
+  const BuiltSymbol b = buildSymbol(rng, 12, 31, 8, 2);
   REQUIRE(b.layout.blocks == 1);
   const std::vector<int> order = dc::bitOrder(12, 31);
   dc::DotGrid g = gridOf(12, 31, b.dots);

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "dotcode/dotcode_symbol.h"
+#include "dotcode/symbol_layout.h"
+#include "dotcode/symbol_writer.h"
 
 namespace dctest {
 
@@ -288,6 +290,30 @@ struct Rng {
   }
   int below(int n) { return static_cast<int>(next() % static_cast<uint64_t>(n)); }
 };
+
+// A built symbol: its layout, codewords, dots and the text it holds.
+struct BuiltSymbol {
+  dc::SymbolLayout layout;
+  std::vector<int> words;
+  std::vector<uint8_t> dots;
+  std::string text;
+};
+
+// A Code Set B message of `len` capitals in an H x W symbol with the given mask (no digit pairs,
+// to keep the stream simple); words and dots are empty when the message does not fit.
+inline BuiltSymbol buildSymbol(Rng& rng, int H, int W, int len, int mask) {
+  BuiltSymbol b;
+  b.layout = dc::layoutFor(H, W);
+  std::vector<int> data{106};
+  for (int i = 0; i < len; ++i) {
+    const int v = 33 + rng.below(26);  // 'A'..'Z'
+    data.push_back(v);
+    b.text += static_cast<char>(v + 32);
+  }
+  b.words = dc::buildCodewords(b.layout, data, mask);
+  if (!b.words.empty()) b.dots = dc::placeCodewords(b.layout, b.words);
+  return b;
+}
 
 // The encoder's binary-mode packing (FORMAT.md 8.5): values 0..258 in groups of up to 5 become
 // base-103 digits (k values -> k+1 digits), so tests can build binary-mode codeword streams.
