@@ -61,8 +61,9 @@ SoftCodewords readCodewordsSoft(const SymbolLayout& layout, const float* values,
 // `trustedFrom` never are; in between, the least reliable are erased, as many as the block can
 // take first (Reed-Solomon only fills them in and the spare check words verify), then two fewer
 // at a time (each trial corrects one more error). A block is accepted at the first trial whose
-// correction leaves `minSpare` check words unused and changes no trusted slot: a miscorrection
-// lands on arbitrary slots, a true correction on the faint ones.
+// correction leaves `minSpare` check words unused, changes no trusted slot, and fills at least a
+// fifth of its erased slots with the value the soft reading had there: a miscorrection lands on
+// arbitrary values, a true correction mostly on the reading's best guesses.
 Correction correctByReliability(const SymbolLayout& layout, std::vector<int>& words, const std::vector<float>& reliability,
                                 int minSpare, float ambiguousBelow, float trustedFrom);
 
