@@ -1347,11 +1347,12 @@ class PassSchedule {
 
   // The largest region the deconvolving peaks passes take.
   double deblurLimit() const { return largeOnly_ ? kLargeDeblurPixels : kDeblurPixels; }
+  bool deblurrable(const GreyImage& region) const { return static_cast<double>(region.width) * region.height <= deblurLimit(); }
 
   // A region of the defocus pass: its disc estimated from the region itself (estimateBlur) and
   // undone at kDefocusPeaksRadius of the estimate, into buf.
   bool undefocus(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
-    if (static_cast<double>(region.width) * region.height > deblurLimit()) return false;
+    if (!deblurrable(region)) return false;
     BlurEstimate blur;
     blur.motion = false;
     if (!estimateBlur(region, blur)) return false;
@@ -1401,7 +1402,7 @@ class PassSchedule {
   // A region of the smear pass: its blur estimated (or the shared streak) and, when it is a
   // streak, deconvolved into buf.
   bool unsmear(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
-    if (static_cast<double>(region.width) * region.height > deblurLimit()) return false;
+    if (!deblurrable(region)) return false;
     if (deblur_ == PeaksDeblur::sharedSmear) {
       BlurEstimate shared = sharedSmear_;
       shared.length *= smearScale_;

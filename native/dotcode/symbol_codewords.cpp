@@ -40,6 +40,33 @@ int completion(int pattern, int faintMask, int faint) {
   return found;
 }
 
+// Erasures each block can still take: Reed-Solomon cannot correct more erasures than a block has
+// check words (rsDecode refuses them; `spare` of them may be kept back), so the first block past
+// its count fails the whole stream. The grids of decoy lattices (text, textures, matrix codes) get
+// there early: about 4 of 5 random 9-bit patterns are no codeword, and their decoding is most of
+// what a frame without a symbol spends in the decoder. Both readings stop there.
+class ErasureRoom {
+ public:
+  ErasureRoom(const SymbolLayout& l, int spare) : blocks_(std::max(1, l.blocks)) {
+    if (blocks_ > kOnStack) {
+      heap_.resize(blocks_);
+      left_ = heap_.data();
+    }
+    for (int j = 0; j < blocks_; ++j) left_[j] = (l.blocks > 0 ? blockCheckWords(l, j) : l.totalWords) - spare;
+  }
+  ErasureRoom(const ErasureRoom&) = delete;
+  ErasureRoom& operator=(const ErasureRoom&) = delete;
+  // Counts an erasure of slot s; true once its block holds more than it can take.
+  bool overflows(int s) { return --left_[s % blocks_] < 0; }
+
+ private:
+  static constexpr int kOnStack = 8;
+  int blocks_;
+  int stack_[kOnStack];
+  std::vector<int> heap_;
+  int* left_ = stack_;
+};
+
 }  // namespace
 
 RawCodewords readCodewords(const SymbolLayout& l, const float* values, const std::vector<int>& sources, float margin) {
@@ -53,24 +80,11 @@ RawCodewords readCodewords(const SymbolLayout& l, const float* values, const std
   // (a NaN value reads as no dot, and not as a faint one)
   auto bit = [&](int i) { return values[sources[i]] >= 0.5f ? 1 : 0; };
   auto weak = [&](int i) { return std::fabs(values[sources[i]] - 0.5f) < margin; };
-  // Erasures each block can still take: Reed-Solomon cannot correct more erasures than a block
-  // has check words (rsDecode refuses them), so the first block past its count fails the whole
-  // stream. The grids of decoy lattices (text, textures, matrix codes) get there early: about 4 of
-  // 5 random 9-bit patterns are no codeword, and their decoding is most of what a frame without a
-  // symbol spends in the decoder.
-  const int B = std::max(1, l.blocks);
-  int leftStack[8];
-  std::vector<int> leftHeap;
-  int* left = leftStack;
-  if (B > 8) {
-    leftHeap.resize(B);
-    left = leftHeap.data();
-  }
-  for (int j = 0; j < B; ++j) left[j] = l.blocks > 0 ? blockCheckWords(l, j) : l.totalWords;
+  ErasureRoom room(l, 0);
   // marks codeword s erased; true once its block has more erasures than it can take
   auto erase = [&](int s) {
     raw.erased[s] = 1;
-    raw.hopeless = --left[s % B] < 0;
+    raw.hopeless = room.overflows(s);
     return raw.hopeless;
   };
   raw.words[0] = bit(0) * 2 + bit(1);
@@ -107,10 +121,7 @@ Correction correctCodewords(const SymbolLayout& l, std::vector<int>& words, cons
     const RsOutcome r = rsDecode(block, k, erasures);
     if (!r.ok) return c;
     for (int p = j, i = 0; p < l.totalWords; p += B, ++i) words[p] = block[i];
-    c.errors += r.errors;
-    c.erasures += r.erasures;
-    c.blockCost.push_back(r.cost());
-    c.blockBudget.push_back(k);
+    c.record(r, k);
   }
   if (words[0] > 3) return c;  // corrected mask identifier must be one of the four masks
   c.ok = true;
@@ -133,14 +144,12 @@ SoftCodewords readCodewordsSoft(const SymbolLayout& l, const float* values, cons
     const float v = values[sources[i]];
     return v == v ? 1.0f - 2.0f * std::clamp(v, 0.0f, 1.0f) : 0.0f;
   };
-  // Ambiguous slots each block can still take before it is hopeless (as readCodewords' erasures).
-  const int B = l.blocks;
-  std::vector<int> left(B);
-  for (int j = 0; j < B; ++j) left[j] = blockCheckWords(l, j) - minSpare;
+  // (every ambiguous slot will be erased: correctByReliability)
+  ErasureRoom room(l, minSpare);
   auto settle = [&](int s, int value, float reliability) {
     soft.words[s] = value;
     soft.reliability[s] = reliability;
-    if (reliability < ambiguousBelow && --left[s % B] < 0) soft.hopeless = true;
+    if (reliability < ambiguousBelow && room.overflows(s)) soft.hopeless = true;
     return soft.hopeless;
   };
   {
@@ -248,10 +257,7 @@ Correction correctByReliability(const SymbolLayout& l, std::vector<int>& words, 
       if (trustedChanged) continue;
       if (!filledLikeRead(block, words, slots, order, e)) continue;
       for (int i = 0; i < n; ++i) words[slots[i]] = block[i];
-      c.errors += r.errors;
-      c.erasures += r.erasures;
-      c.blockCost.push_back(r.cost());
-      c.blockBudget.push_back(k);
+      c.record(r, k);
       done = true;
     }
     if (!done) return c;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "dotcode/reed_solomon.h"
 #include "dotcode/symbol_layout.h"
 
 namespace dc {
@@ -29,6 +30,13 @@ struct Correction {
   int errors = 0, erasures = 0;
   std::vector<int> blockCost;    // erasures + 2*errors per block
   std::vector<int> blockBudget;  // check words per block
+  // A block corrected as `r` with k check words.
+  void record(const RsOutcome& r, int k) {
+    errors += r.errors;
+    erasures += r.erasures;
+    blockCost.push_back(r.cost());
+    blockBudget.push_back(k);
+  }
   // At least `spare` check words left unused in every block.
   bool hasSpare(int spare = 1) const {
     for (std::size_t j = 0; j < blockCost.size(); ++j)
