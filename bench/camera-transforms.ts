@@ -7,7 +7,7 @@
 import sharp from 'sharp';
 
 import type { GreyImage } from '../lib/engine/image';
-import { Canvas, decodeToGrey, gaussianBlur, motionBlur, Rng, toGrey } from '../test/fixtures/dotcode-render';
+import { background, Canvas, decodeToGrey, gaussianBlur, motionBlur, renderSample, Rng, toGrey } from '../test/fixtures/dotcode-render';
 
 export interface CameraTransform {
   name: string;
@@ -215,6 +215,52 @@ const phone = (long: number): Step => async (g, rng) => {
   return jpegCoded(fromCanvas(toCanvas(soft), rng, 3), 85);
 };
 
+// ------------------------------------------------------------------ the photo in a larger frame
+
+/** `g` pasted at a random place of `frame` (which it must fit in). */
+function pasted(frame: GreyImage, g: GreyImage, rng: Rng): GreyImage {
+  const out = new Uint8Array(frame.data);
+  const ox = Math.floor(rng.range(0, frame.width - g.width));
+  const oy = Math.floor(rng.range(0, frame.height - g.height));
+  for (let y = 0; y < g.height; y++) out.set(g.data.subarray(y * g.width, (y + 1) * g.width), (oy + y) * frame.width + ox);
+  return grey(out, frame.width, frame.height);
+}
+
+/** A plain desk of `width` x `height`: the generator's blotchy background, no other object. */
+const desk = (width: number, height: number): Step => (g, rng) => {
+  const c = new Canvas(width, height);
+  background(c, rng, rng.range(0.3, 0.7), 0.05);
+  const d = new Uint8Array(width * height);
+  for (let i = 0; i < d.length; i++) d[i] = Math.round(255 * c.px[i]);
+  return pasted(grey(d, width, height), g, rng);
+};
+
+// The generator's empty cluttered frames (text, barcodes, dot-matrix print, dotted textures and
+// random-dot lattices: the read-rate bench's `negative` category), made once per process.
+let negatives: Promise<GreyImage[]> | null = null;
+const negativeFrames = (): Promise<GreyImage[]> =>
+  (negatives ??= Promise.all([1, 2, 3, 4, 5, 6].map(async (seed) => {
+    const s = await renderSample('negative', seed);
+    return grey(s.grey, s.width, s.height);
+  })));
+
+/** A busy frame of `width` x `height`, tiled with those frames, the photo pasted somewhere in it. */
+const clutter = (width: number, height: number): Step => async (g, rng) => {
+  const tiles = await negativeFrames();
+  const d = new Uint8Array(width * height);
+  let k = 0;
+  for (let y0 = 0; y0 < height; y0 += tiles[0].height) {
+    for (let x0 = 0; x0 < width; x0 += tiles[0].width) {
+      const t = tiles[k++ % tiles.length];
+      for (let y = 0; y < t.height && y0 + y < height; y++) {
+        const row = t.data.subarray(y * t.width, y * t.width + Math.min(t.width, width - x0));
+        d.set(row, (y0 + y) * width + x0);
+      }
+    }
+  }
+  return pasted(grey(d, width, height), g, rng);
+};
+
 /** The conditions the reader is tuned on. */
 export const TUNING_TRANSFORMS: readonly CameraTransform[] = [
   transform('r33', 'turned 33 degrees', rotate(33)),
@@ -257,6 +303,10 @@ export const TUNING_TRANSFORMS: readonly CameraTransform[] = [
   transform('tiltH35', 'plane tilted 35 degrees about the horizontal', tilt(35, 'horizontal')),
   // dark dots on a light ground (a pack's inkjet code box); its glare and aimer band turn dark too
   transform('negative', "the photo's negative", tone((v) => 255 - v)),
+  // a phone or a wide camera that shows the whole desk: the pack a small part of a large frame
+  transform('desk4000', 'pasted at its own scale into a 4000 x 3000 plain desk', desk(4000, 3000)),
+  transform('clutter4000', 'pasted at its own scale into a 4000 x 3000 frame of text, barcodes and dotted textures', clutter(4000, 3000)),
+  transform('clutter1080', 'pasted at its own scale into a 1920 x 1080 frame of text, barcodes and dotted textures', clutter(1920, 1080)),
 ];
 
 /** Conditions never looked at while tuning: reported separately, the check that a gain is general. */
