@@ -1911,9 +1911,9 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
 // peaks regions and their pixels) are made for frames of up to about 1280 x 720, and over a
 // 12 MP frame of text and textures they run out on whatever comes first in raster order. So such
 // a photo is read again in overlapping windows of 1280 x 960, the middle ones first (where a user
-// aims), each with the allowances of a frame of its own, until the budget runs out. Real pack
-// photos pasted into a 4000 x 3000 frame, at the still budget of 500 ms: on a plain desk 32 -> 39
-// of 43, among text, barcodes and dotted textures 4 -> 21 (bench/camera-transforms.ts).
+// aims), each with the allowances of a frame of its own, until the budget runs out. Last, after
+// every other re-read, so that none of them loses budget to it (docs/detector.md, "A small symbol
+// in a large photo").
 template <class Rest>
 void readInWindows(const GreyImage& image, Rest&& rest, std::vector<ReadResult>& results) {
   using namespace det;
@@ -1972,10 +1972,6 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     o.sampled = nullptr;  // (the video fusion's lattices hold the image as given, in its coordinates)
     return o;
   };
-  if (static_cast<double>(image.width) * image.height > det::kLargePhotoPixels) {
-    readInWindows(image, rest, results);
-    if (!results.empty()) return results;
-  }
   // A small image (a frame of a low-resolution camera, a pack seen from afar): modules of 1.2-2.5
   // px, which the peak search blurs together and the thresholds merge; the fine-lattice stage only
   // re-reads the few lattices it found. The whole image is read again upsampled twice (real pack
@@ -2045,6 +2041,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       results = readAsGiven(denoised, rest());
     }
   }
+  if (results.empty() && static_cast<double>(image.width) * image.height > det::kLargePhotoPixels) readInWindows(image, rest, results);
   return results;
 }
 
