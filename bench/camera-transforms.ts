@@ -7,7 +7,9 @@
 import sharp from 'sharp';
 
 import type { GreyImage } from '../lib/engine/image';
-import { background, Canvas, decodeToGrey, gaussianBlur, motionBlur, renderSample, Rng, toGrey } from '../test/fixtures/dotcode-render';
+import {
+  background, Canvas, clutterCollage, decodeToGrey, gaussianBlur, motionBlur, pasteGrey, Rng, toGrey,
+} from '../test/fixtures/dotcode-render';
 
 export interface CameraTransform {
   name: string;
@@ -219,11 +221,9 @@ const phone = (long: number): Step => async (g, rng) => {
 
 /** `g` pasted at a random place of `frame` (which it must fit in). */
 function pasted(frame: GreyImage, g: GreyImage, rng: Rng): GreyImage {
-  const out = new Uint8Array(frame.data);
-  const ox = Math.floor(rng.range(0, frame.width - g.width));
-  const oy = Math.floor(rng.range(0, frame.height - g.height));
-  for (let y = 0; y < g.height; y++) out.set(g.data.subarray(y * g.width, (y + 1) * g.width), (oy + y) * frame.width + ox);
-  return grey(out, frame.width, frame.height);
+  const x = Math.floor(rng.range(0, frame.width - g.width));
+  const y = Math.floor(rng.range(0, frame.height - g.height));
+  return grey(pasteGrey(frame.data, frame.width, g.data, g.width, g.height, x, y), frame.width, frame.height);
 }
 
 /** A plain desk of `width` x `height`: the generator's blotchy background, no other object. */
@@ -235,30 +235,15 @@ const desk = (width: number, height: number): Step => (g, rng) => {
   return pasted(grey(d, width, height), g, rng);
 };
 
-// The generator's empty cluttered frames (text, barcodes, dot-matrix print, dotted textures and
-// random-dot lattices: the read-rate bench's `negative` category), made once per process.
-let negatives: Promise<GreyImage[]> | null = null;
-const negativeFrames = (): Promise<GreyImage[]> =>
-  (negatives ??= Promise.all([1, 2, 3, 4, 5, 6].map(async (seed) => {
-    const s = await renderSample('negative', seed);
-    return grey(s.grey, s.width, s.height);
-  })));
+// (made once per process: the collage of the generator's empty cluttered frames)
+const collages = new Map<string, Promise<Uint8Array>>();
 
-/** A busy frame of `width` x `height`, tiled with those frames, the photo pasted somewhere in it. */
+/** A busy frame of `width` x `height` (text, barcodes, dot-matrix print, dotted textures), the photo pasted somewhere in it. */
 const clutter = (width: number, height: number): Step => async (g, rng) => {
-  const tiles = await negativeFrames();
-  const d = new Uint8Array(width * height);
-  let k = 0;
-  for (let y0 = 0; y0 < height; y0 += tiles[0].height) {
-    for (let x0 = 0; x0 < width; x0 += tiles[0].width) {
-      const t = tiles[k++ % tiles.length];
-      for (let y = 0; y < t.height && y0 + y < height; y++) {
-        const row = t.data.subarray(y * t.width, y * t.width + Math.min(t.width, width - x0));
-        d.set(row, (y0 + y) * width + x0);
-      }
-    }
-  }
-  return pasted(grey(d, width, height), g, rng);
+  const key = `${width}x${height}`;
+  if (!collages.has(key)) collages.set(key, clutterCollage(width, height));
+  const frame = await collages.get(key)!;
+  return pasted(grey(frame, width, height), g, rng);
 };
 
 /** The conditions the reader is tuned on. */
