@@ -230,9 +230,7 @@ function pasted(frame: GreyImage, g: GreyImage, rng: Rng): GreyImage {
 const desk = (width: number, height: number): Step => (g, rng) => {
   const c = new Canvas(width, height);
   background(c, rng, rng.range(0.3, 0.7), 0.05);
-  const d = new Uint8Array(width * height);
-  for (let i = 0; i < d.length; i++) d[i] = Math.round(255 * c.px[i]);
-  return pasted(grey(d, width, height), g, rng);
+  return pasted(grey(toGrey(c, null), width, height), g, rng);
 };
 
 // (made once per process: the collage of the generator's empty cluttered frames)

@@ -1585,6 +1585,14 @@ void scaleCorners(std::vector<ReadResult>& results, float factor) {
     }
 }
 
+void shiftCorners(std::vector<ReadResult>& results, float dx, float dy) {
+  for (ReadResult& r : results)
+    for (PointF& p : r.corners) {
+      p.x += dx;
+      p.y += dy;
+    }
+}
+
 std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, bool halveLarge = true, bool halveDeblurred = true) {
   using namespace det;
   std::vector<ReadResult> results;
@@ -1951,11 +1959,9 @@ void readInWindows(const GreyImage& image, Rest&& rest, std::vector<ReadResult>&
     o.maxSymbols -= static_cast<int>(results.size());
     o.trace = nullptr;  // (the trace's overlays are drawn in the whole image's coordinates)
     const GreyImage view{image.data + static_cast<size_t>(w.y) * image.stride + w.x, ww, wh, image.stride};
-    for (ReadResult& r : readAsGiven(view, o, false)) {
-      for (PointF& p : r.corners) {
-        p.x += static_cast<float>(w.x);
-        p.y += static_cast<float>(w.y);
-      }
+    std::vector<ReadResult> found = readAsGiven(view, o, false);
+    shiftCorners(found, static_cast<float>(w.x), static_cast<float>(w.y));
+    for (ReadResult& r : found) {
       // (windows overlap: a symbol in two of them is reported once)
       const bool seen = std::any_of(results.begin(), results.end(), [&](const ReadResult& q) { return q.symbol.bytes == r.symbol.bytes; });
       if (!seen) results.push_back(std::move(r));
