@@ -73,11 +73,11 @@ int main(int argc, char** argv) {
   dc::GridDecodeOptions second = opts;
   second.byReliability = true;
   second.minSpareCheckWords = argc > 5 ? std::atoi(argv[5]) : opts.minSpareCheckWords;
-  const char* names[10] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)",
+  const char* names[11] = {"dot flips beyond budget", "codeword substitutions beyond budget", "burst (a patch of dots)",
                            "random dot patterns", "faint dots and flips beyond budget", "extent across the quiet zone",
                            "window short by lines + glare band", "glare band beyond budget", "noisy values (sampling noise)",
-                           "random values (texture)"};
-  constexpr int kModels = 10;
+                           "random values (texture)", "window longer over a washed end"};
+  constexpr int kModels = 11;
   Counts counts[kModels];
   const auto start = std::chrono::steady_clock::now();
   for (long g = 0; g < total; ++g) {
@@ -177,6 +177,25 @@ int main(int argc, char** argv) {
       eraseBand(grid, rng);
     }
     if (model == 7) eraseBand(grid, rng, l.checkWords / l.blocks + 1);
+    if (model == 10) {
+      // Glare washes out a symbol's end (its last 0-2 lines and the panel past it: every position
+      // 0.5), and the detector's window, which cannot see where the symbol ends inside that run,
+      // reaches 2, 4 or 6 lines past it (H+W stays odd). Nothing else is damaged.
+      const int own = rng.below(3), add = 2 * (1 + rng.below(3));
+      const bool alongCols = rng.below(2) == 0, atStart = rng.below(2) == 0;
+      dc::DotGrid big;
+      big.rows = H + (alongCols ? 0 : add);
+      big.cols = W + (alongCols ? add : 0);
+      big.value.assign(static_cast<size_t>(big.rows) * big.cols, 0.5f);
+      const int dr = !alongCols && atStart ? add : 0, dc0 = alongCols && atStart ? add : 0;
+      for (int r = 0; r < H; ++r)
+        for (int c = 0; c < W; ++c) {
+          const int line = alongCols ? c : r, lines = alongCols ? W : H;
+          const bool washed = atStart ? line < own : line >= lines - own;
+          big.value[static_cast<size_t>(r + dr) * big.cols + c + dc0] = washed ? 0.5f : grid.value[static_cast<size_t>(r) * W + c];
+        }
+      grid = std::move(big);
+    }
     auto got = dc::decodeDotGrid(grid, opts);
     if (!got && mode == "then-reliability") got = dc::decodeDotGrid(grid, second);
     Counts& c = counts[model];

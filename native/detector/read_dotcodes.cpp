@@ -243,20 +243,25 @@ void withOddSize(const Extent& e, bool growRows, Push&& push) {
   push(e2);
 }
 
-// The windows of an extent cut short by 2, 4 or 6 lines at one end of a side (an even cut keeps
-// H+W odd), down to the smallest symbol side (5).
+// The windows of an extent cut short by 2, 4 or 6 lines along a side (an even cut keeps H+W
+// odd), taken from either end or from both, down to the smallest symbol side (5). From both:
+// where glare washes out a symbol's end and the panel past it, the read's window can reach past
+// the symbol at that end and stop a line short at the other, and a window longer than a symbol
+// whose extra lines are erased decodes to another text for those erasures alone (the misread
+// bench's model 11: 2.4% of such grids).
 std::vector<Extent> shorterWindows(const Extent& e) {
   std::vector<Extent> out;
-  constexpr int kCuts[] = {0, 2, 4, 6};
+  constexpr int kLongestCut = 6;
   for (int alongCols = 0; alongCols < 2; ++alongCols)
-    for (int lo : kCuts)
-      for (int hi : kCuts) {
+    for (int cut = 2; cut <= kLongestCut; cut += 2)
+      for (int lo = 0; lo <= cut; ++lo) {
+        const int hi = cut - lo;
         Extent x = e;
         int& start = alongCols ? x.colMin : x.rowMin;
         int& len = alongCols ? x.cols : x.rows;
-        if ((lo == 0) == (hi == 0) || len - lo - hi < 5) continue;
+        if (len - cut < 5) continue;
         start += lo;
-        len -= lo + hi;
+        len -= cut;
         out.push_back(x);
       }
   return out;
@@ -556,19 +561,56 @@ void endsPast(int edge, int dir, int maxEnds, HasDot&& hasDot, Push&& push) {
 // edge line (a dot counts from 0.7).
 constexpr float kFaintEndDot = 0.3f;
 
-// Whether a quarter or more of the lattice positions of `x` outside `inner` read as clear dots:
-// the lines a longer window adds are quiet zone when the inner window is the symbol, and about
-// half dots when they are the symbol's own last lines.
-bool clearDotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner) {
-  int positions = 0, clear = 0;
+// Whether a quarter or more of the lattice positions of `x` outside `inner` read as dots, clear or
+// faint (kFaintEndDot; washed positions, exactly 0.5, do not count): the lines a longer window adds
+// are quiet zone or glare when the inner window is the symbol, and about half dots when they are
+// the symbol's own last lines, faint where glare or blur hid them from the lattice's growth.
+bool dotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner) {
+  int positions = 0, dots = 0;
   for (int r = x.rowMin; r < x.rowMin + x.rows; ++r)
     for (int c = x.colMin; c < x.colMin + x.cols; ++c) {
       if (((r + c) & 1) != parity) continue;
       if (r >= inner.rowMin && r < inner.rowMin + inner.rows && c >= inner.colMin && c < inner.colMin + inner.cols) continue;
       ++positions;
-      clear += g.at(r - gr0, c - gc0) >= kEndDotLevels[0];
+      const float v = g.at(r - gr0, c - gc0);
+      dots += v >= kFaintEndDot && v != 0.5f;
     }
-  return 4 * clear >= positions;
+  return 4 * dots >= positions;
+}
+
+// How many lines at one end of a side of `x` (atStart: its first lines) have every lattice
+// position washed out (exactly 0.5), up to `most`.
+int washedEndLines(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, bool alongCols, bool atStart, int most) {
+  const int first = alongCols ? x.colMin : x.rowMin, len = alongCols ? x.cols : x.rows;
+  const int from = alongCols ? x.rowMin : x.colMin, across = alongCols ? x.rows : x.cols;
+  int washed = 0;
+  for (; washed < std::min(most, len); ++washed) {
+    const int k = atStart ? first + washed : first + len - 1 - washed;
+    for (int t = from; t < from + across; ++t) {
+      const int r = alongCols ? t : k, c = alongCols ? k : t;
+      if (((r + c) & 1) == parity && g.at(r - gr0, c - gc0) != 0.5f) return washed;
+    }
+  }
+  return washed;
+}
+
+// The windows of `e` slid away from `washed` washed-out lines at one end of a side: that end moved
+// 1 to washed + 1 lines in (the line at a streak's edge is only partly washed), the other 2 lines
+// in to 4 out, H+W kept odd, sides of at least 5.
+std::vector<Extent> slidWindows(const Extent& e, bool alongCols, bool atStart, int washed) {
+  std::vector<Extent> out;
+  for (int in = 1; in <= washed + 1; ++in)
+    for (int other = -2; other <= kLongerWindowLines; ++other) {
+      if (((in + other) & 1) != 0) continue;
+      Extent x = e;
+      int& start = alongCols ? x.colMin : x.rowMin;
+      int& len = alongCols ? x.cols : x.rows;
+      if (len - in + other < 5) continue;
+      start += atStart ? in : -other;
+      len += other - in;
+      out.push_back(x);
+    }
+  return out;
 }
 
 // Whether the four corner positions of `x` lie inside the image the lattice was found in.
@@ -1778,8 +1820,14 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       DotGrid cut;
       for (const Extent& x : shorterWindows(e)) {
         std::optional<DotCodeSymbol> inner = decodeSoftThenHard(x, cut);
-        if (!inner || isAmbiguous(inner->bytes)) continue;
+        if (!inner) continue;
         const int c = cost(*inner);
+        // A text an earlier read of this image lost is never taken; where it needs no more
+        // corrections than this read, this read is not taken either.
+        if (isAmbiguous(inner->bytes)) {
+          tie = tie || (inner->bytes != sym->bytes && c <= best);
+          continue;
+        }
         if (inner->bytes == sym->bytes) {
           if (c <= best && x.rows * x.cols < read.rows * read.cols) read = x;
           best = std::min(best, c);
@@ -1819,9 +1867,27 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
             const std::optional<DotCodeSymbol> again = decodeSoftThenHard(inner, g, &aroundRead);
             innerCost = again && again->bytes == sym->bytes ? cost(*again) : best;
           }
-          tie = tie || cost(*outer) <= innerCost || clearDotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
+          tie = tie || cost(*outer) <= innerCost || dotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
           losers.push_back(outer->bytes);
         }
+        // A read whose window ends in washed-out lines (glare over the symbol's end and the panel
+        // past it) does not know where in that run the symbol ends: the window may reach past it
+        // there and stop short at the other end, and a window longer than a symbol whose extra
+        // lines are erasures decodes to another text for those erasures alone (misread bench,
+        // model 11). So the windows slid away from the washed lines are decoded too, and one that
+        // reads another text refuses the read.
+        for (int alongCols = 0; alongCols < 2; ++alongCols)
+          for (int atStart = 0; atStart < 2; ++atStart) {
+            const int washed = washedEndLines(wide, wr0, wc0, cand.ctx.parity, inner, alongCols, atStart, kLongerWindowLines + 2);
+            if (washed == 0) continue;
+            for (const Extent& x : slidWindows(inner, alongCols, atStart, washed)) {
+              if (x.rowMin < wr0 || x.colMin < wc0 || x.rowMin + x.rows > wr0 + wide.rows || x.colMin + x.cols > wc0 + wide.cols) continue;
+              if (!cornersInside(cand.ctx, x)) continue;
+              std::optional<DotCodeSymbol> other = decodeSoftThenHard(x, cut, &aroundRead);
+              // (the other text is not banned: its own window, read later, has its own checks)
+              if (other && other->bytes != sym->bytes) tie = true;
+            }
+          }
       }
       if (tie) losers.push_back(sym->bytes);
       ambiguousTexts.insert(ambiguousTexts.end(), losers.begin(), losers.end());

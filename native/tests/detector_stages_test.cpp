@@ -341,7 +341,7 @@ int readsOf(const PackScene& p, const std::string& expected, const char* via = n
   opt.timeBudgetMs = 600000;
   int read = 0;
   for (const auto& r : dc::readDotCodes(gi, opt)) {
-    CHECK(r.symbol.bytes == expected);  // never a misread
+    CHECK_EQ(r.symbol.bytes, expected);  // never a misread
     if (r.symbol.bytes == expected && (!via || r.via == via)) ++read;
   }
   return read;
@@ -487,7 +487,7 @@ std::pair<int, int> readShortWidePacks(uint32_t seed, int linesBelow, int linesA
   const int sizes[][2] = {{7, 40}, {8, 45}, {6, 55}, {9, 46}, {7, 58}, {10, 41}};
   auto next = [&seed] { return (seed = seed * 1664525u + 1013904223u) >> 16; };
   int read = 0, tried = 0;
-  for (int round = 0; round < rounds; ++round)
+  for (int round = 0; round < check::sceneRounds(rounds); ++round)
     for (const auto& sz : sizes) {
       const dc::SymbolLayout l = dc::layoutFor(sz[0], sz[1]);
       REQUIRE(l.valid);
@@ -623,18 +623,28 @@ Matrix zeroEndedSymbol(int rows, int cols, uint32_t& seed, std::string& text) {
 
 // Such a symbol under glare or blur at its end: its lattice stops two columns short, and that
 // window reads as the text without its last character unless the wider windows are read too.
+// Where the faint end samples as washed out (0.5) with the panel past it, a window can instead
+// reach past the symbol's other end into that run: a window longer than a symbol whose extra lines
+// are erasures decodes to another text (the symbol's with a character more, or any), which the
+// windows slid off the washed lines and the shorter windows of both ends must refuse. The second
+// set of scenes (each size's first variant at other angles) misread 2 of 6 without them.
 TEST("detector: a symbol whose last codeword is 0 is never read as its text cut short") {
-  uint32_t seed = 5;
   const int sizes[][2] = {{8, 45}, {10, 41}, {6, 55}, {8, 51}, {6, 67}, {10, 43}};
   int read = 0, tried = 0;
-  for (const auto& sz : sizes)
-    for (const auto& [lines, kept] : {std::pair<int, double>{2, 0.45}, std::pair<int, double>{2, 0.6}, std::pair<int, double>{3, 0.5}}) {
-      std::string text;
-      const Matrix mx = zeroEndedSymbol(sz[0], sz[1], seed, text);
-      const double angle = 11.0 + 29.0 * tried;
-      read += readsOf(withFaintEnd(packScene(mx, 3.0, angle), mx, 3.0, angle, lines, kept), text);
-      ++tried;
-    }
+  auto readScene = [&](uint32_t& seed, const int* sz, int lines, double kept, double angle) {
+    std::string text;
+    const Matrix mx = zeroEndedSymbol(sz[0], sz[1], seed, text);
+    read += readsOf(withFaintEnd(packScene(mx, 3.0, angle), mx, 3.0, angle, lines, kept), text);
+    ++tried;
+  };
+  if (!check::kSanitized) {  // (check.h: the sanitizer build reads the second set only)
+    uint32_t seed = 5;
+    for (const auto& sz : sizes)
+      for (const auto& [lines, kept] : {std::pair<int, double>{2, 0.45}, std::pair<int, double>{2, 0.6}, std::pair<int, double>{3, 0.5}})
+        readScene(seed, sz, lines, kept, 11.0 + 29.0 * tried);
+  }
+  uint32_t seed = 5;
+  for (int i = 0; i < 6; ++i) readScene(seed, sizes[i], 2, 0.45, 11.0 + 29.0 * i);
   std::cerr << "  zero-ended symbols: " << read << " of " << tried << " read, none cut short\n";
 }
 
@@ -803,7 +813,7 @@ TEST("detector: a short wide symbol whose lattice runs on into dots after its en
   const auto [read, tried] =
       readShortWidePacks(31337, 0, 4, 8, [](const Matrix& mx, int k) { return packScene(mx, 3.0, 9.0 + 43.0 * k); });
   // (without the shorter window: 15 read, 5 misread; with it: 20 read, none misread)
-  CHECK(read >= 18);
+  CHECK_RATE(read >= 18);
 }
 
 namespace {
@@ -1333,8 +1343,8 @@ TEST("detector: small light dots under a streak across the symbol's rows are rea
     tried += t;
   }
   std::cerr << "  light dots under a streak across their rows: " << read << " of " << tried << " read\n";
-  REQUIRE(tried == 24);
-  CHECK(read >= 13);
+  REQUIRE(tried == 2 * 6 * check::sceneRounds(2));
+  CHECK_RATE(read >= 13);
 }
 
 // A pack photo out of focus: light dots of 3-4 px modules on their dark panel under a Gaussian of
@@ -1437,7 +1447,7 @@ TEST("detector: small light dots on a pack panel saved as a strong JPEG are read
   });
   std::cerr << "  light dots in a JPEG of quality 12: " << read << " of " << tried << " read, " << blocky << " seen block-coded\n";
   CHECK(blocky == tried);
-  CHECK(read >= 4);
+  CHECK_RATE(read >= 4);
 }
 // A pack photo from a noisy sensor: light dots of 3.5 px modules, 65 grey levels over their dark
 // panel, under noise of sigma 16 grey levels per pixel. Every pixel is a local extreme, and the
@@ -1459,7 +1469,7 @@ TEST("detector: small light dots on a pack panel under strong sensor noise are r
   });
   std::cerr << "  light dots under noise of sigma 16: " << read << " of " << tried << " read, " << noisy << " seen noisy\n";
   CHECK(noisy == tried);
-  CHECK(read >= 6);
+  CHECK_RATE(read >= 6);
 }
 
 // A pack on a dark desk in a dim scene (0.7 of the light) photographed with a dark tone curve
