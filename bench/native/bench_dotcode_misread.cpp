@@ -58,6 +58,19 @@ void eraseBand(dc::DotGrid& g, Rng& rng, int minPositions = 0) {
     }
 }
 
+// The grid grown by `add` lines along one side (alongCols: columns) at its start or end, the new
+// lines filled with `fill`.
+dc::DotGrid grownGrid(const dc::DotGrid& g, int add, bool alongCols, bool atStart, float fill) {
+  dc::DotGrid big;
+  big.rows = g.rows + (alongCols ? 0 : add);
+  big.cols = g.cols + (alongCols ? add : 0);
+  big.value.assign(static_cast<size_t>(big.rows) * big.cols, fill);
+  const int dr = !alongCols && atStart ? add : 0, dc0 = alongCols && atStart ? add : 0;
+  for (int r = 0; r < g.rows; ++r)
+    for (int c = 0; c < g.cols; ++c) big.value[static_cast<size_t>(r + dr) * big.cols + c + dc0] = g.at(r, c);
+  return big;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -154,13 +167,7 @@ int main(int argc, char** argv) {
       // damaged, so "exact" counts grids read as the symbol despite the extra lines.
       const int outer = 1 + rng.below(3), blank = outer % 2 == 1 ? 3 : 2, add = outer + blank;
       const bool alongCols = rng.below(2) == 0, atStart = rng.below(2) == 0;
-      dc::DotGrid big;
-      big.rows = H + (alongCols ? 0 : add);
-      big.cols = W + (alongCols ? add : 0);
-      big.value.assign(static_cast<size_t>(big.rows) * big.cols, 0.0f);
-      const int dr = !alongCols && atStart ? add : 0, dc0 = alongCols && atStart ? add : 0;
-      for (int r = 0; r < H; ++r)
-        for (int c = 0; c < W; ++c) big.value[static_cast<size_t>(r + dr) * big.cols + c + dc0] = grid.value[static_cast<size_t>(r) * W + c];
+      dc::DotGrid big = grownGrid(grid, add, alongCols, atStart, 0.0f);
       for (int k = 0; k < outer; ++k) {
         const int line = atStart ? k : (alongCols ? big.cols : big.rows) - 1 - k;
         for (int i = 0; i < (alongCols ? big.rows : big.cols); ++i)
@@ -183,18 +190,12 @@ int main(int argc, char** argv) {
       // reaches 2, 4 or 6 lines past it (H+W stays odd). Nothing else is damaged.
       const int own = rng.below(3), add = 2 * (1 + rng.below(3));
       const bool alongCols = rng.below(2) == 0, atStart = rng.below(2) == 0;
-      dc::DotGrid big;
-      big.rows = H + (alongCols ? 0 : add);
-      big.cols = W + (alongCols ? add : 0);
-      big.value.assign(static_cast<size_t>(big.rows) * big.cols, 0.5f);
-      const int dr = !alongCols && atStart ? add : 0, dc0 = alongCols && atStart ? add : 0;
       for (int r = 0; r < H; ++r)
         for (int c = 0; c < W; ++c) {
           const int line = alongCols ? c : r, lines = alongCols ? W : H;
-          const bool washed = atStart ? line < own : line >= lines - own;
-          big.value[static_cast<size_t>(r + dr) * big.cols + c + dc0] = washed ? 0.5f : grid.value[static_cast<size_t>(r) * W + c];
+          if (atStart ? line < own : line >= lines - own) grid.value[static_cast<size_t>(r) * W + c] = 0.5f;
         }
-      grid = std::move(big);
+      grid = grownGrid(grid, add, alongCols, atStart, 0.5f);
     }
     auto got = dc::decodeDotGrid(grid, opts);
     if (!got && mode == "then-reliability") got = dc::decodeDotGrid(grid, second);
