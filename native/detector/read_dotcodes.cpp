@@ -578,6 +578,31 @@ bool dotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, 
   return 4 * dots >= positions;
 }
 
+// The window `x` of a sampling with the lattice positions outside `inner` read at their own
+// contrast: each divided by the strongest of them, when that is faint (kFaintEndStretch up to a
+// clear dot), washed positions left as they are. False when there is nothing faint to stretch.
+constexpr float kFaintEndStretch = 0.1f;
+bool stretchAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner, DotGrid& out) {
+  auto added = [&](int r, int c) {
+    return ((r + c) & 1) == parity && !(r >= inner.rowMin && r < inner.rowMin + inner.rows && c >= inner.colMin && c < inner.colMin + inner.cols);
+  };
+  float most = 0;
+  for (int r = x.rowMin; r < x.rowMin + x.rows; ++r)
+    for (int c = x.colMin; c < x.colMin + x.cols; ++c)
+      if (added(r, c) && g.at(r - gr0, c - gc0) != 0.5f) most = std::max(most, g.at(r - gr0, c - gc0));
+  if (most < kFaintEndStretch || most >= kEndDotLevels[0]) return false;
+  out.rows = x.rows;
+  out.cols = x.cols;
+  out.value.resize(static_cast<size_t>(x.rows) * x.cols);
+  for (int r = 0; r < x.rows; ++r)
+    for (int c = 0; c < x.cols; ++c) {
+      float v = g.at(x.rowMin + r - gr0, x.colMin + c - gc0);
+      if (added(x.rowMin + r, x.colMin + c) && v != 0.5f) v = std::min(1.0f, v / most);
+      out.value[static_cast<size_t>(r) * x.cols + c] = v;
+    }
+  return true;
+}
+
 // How many lines at one end of a side of `x` (atStart: its first lines) have every lattice
 // position washed out (exactly 0.5), up to `most`.
 int washedEndLines(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, bool alongCols, bool atStart, int most) {
@@ -1858,17 +1883,32 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
             sampleGrid(cand.ctx, cand.fit, wr0, inner.rows + 2 * kLongerWindowLines, wc0, inner.cols + 2 * kLongerWindowLines);
         const Sampled aroundRead{&wide, wr0, wc0};
         int innerCost = -1;  // the read's own cost on this sampling (like with like), once needed
-        for (const Extent& x : longerWindows(inner)) {
-          if (!cornersInside(cand.ctx, x)) continue;  // (past the image's edge its edge pixels repeat)
-          std::optional<DotCodeSymbol> outer = decodeSoftThenHard(x, cut, &aroundRead);
-          if (!outer || outer->bytes == sym->bytes) continue;
+        auto costOfInner = [&] {
           if (innerCost < 0) {
             DotGrid g;
             const std::optional<DotCodeSymbol> again = decodeSoftThenHard(inner, g, &aroundRead);
             innerCost = again && again->bytes == sym->bytes ? cost(*again) : best;
           }
-          tie = tie || cost(*outer) <= innerCost || dotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
-          losers.push_back(outer->bytes);
+          return innerCost;
+        };
+        for (const Extent& x : longerWindows(inner)) {
+          if (!cornersInside(cand.ctx, x)) continue;  // (past the image's edge its edge pixels repeat)
+          std::optional<DotCodeSymbol> outer = decodeSoftThenHard(x, cut, &aroundRead);
+          if (outer && outer->bytes != sym->bytes) {
+            tie = tie || cost(*outer) <= costOfInner() || dotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
+            losers.push_back(outer->bytes);
+            continue;
+          }
+          // The added lines read at their own contrast: where they are the symbol's own last
+          // lines, too faint for the sampler (glare, blur), their dots fall where the longer
+          // window's codewords put them, and that window decodes another text for no more
+          // corrections than the read; quiet zone, text or noise stretched so do not. The other
+          // text is not banned (it may be the symbol's), the read is refused.
+          DotGrid stretched;
+          if (!outer && stretchAdded(wide, wr0, wc0, cand.ctx.parity, x, inner, stretched)) {
+            const std::optional<DotCodeSymbol> faint = decodeDotGrid(stretched);
+            if (faint && faint->bytes != sym->bytes && cost(*faint) <= costOfInner()) tie = true;
+          }
         }
         // A read whose window ends in washed-out lines (glare over the symbol's end and the panel
         // past it) does not know where in that run the symbol ends: the window may reach past it
