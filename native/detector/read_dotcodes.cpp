@@ -190,6 +190,7 @@ void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& 
 
 struct Extent {
   int rowMin, rows, colMin, cols;
+  bool holds(int r, int c) const { return r >= rowMin && r < rowMin + rows && c >= colMin && c < colMin + cols; }
 };
 
 // The extent hypotheses for a lattice, most likely first. Every edge of a DotCode holds a dot, so
@@ -570,7 +571,7 @@ bool dotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, 
   for (int r = x.rowMin; r < x.rowMin + x.rows; ++r)
     for (int c = x.colMin; c < x.colMin + x.cols; ++c) {
       if (((r + c) & 1) != parity) continue;
-      if (r >= inner.rowMin && r < inner.rowMin + inner.rows && c >= inner.colMin && c < inner.colMin + inner.cols) continue;
+      if (inner.holds(r, c)) continue;
       ++positions;
       const float v = g.at(r - gr0, c - gc0);
       dots += v >= kFaintEndDot && v != 0.5f;
@@ -584,7 +585,7 @@ bool dotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, 
 constexpr float kFaintEndStretch = 0.1f;
 bool stretchAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner, DotGrid& out) {
   auto added = [&](int r, int c) {
-    return ((r + c) & 1) == parity && !(r >= inner.rowMin && r < inner.rowMin + inner.rows && c >= inner.colMin && c < inner.colMin + inner.cols);
+    return ((r + c) & 1) == parity && !inner.holds(r, c);
   };
   float most = 0;
   for (int r = x.rowMin; r < x.rowMin + x.rows; ++r)
@@ -1921,7 +1922,8 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
             const int washed = washedEndLines(wide, wr0, wc0, cand.ctx.parity, inner, alongCols, atStart, kLongerWindowLines + 2);
             if (washed == 0) continue;
             for (const Extent& x : slidWindows(inner, alongCols, atStart, washed)) {
-              if (x.rowMin < wr0 || x.colMin < wc0 || x.rowMin + x.rows > wr0 + wide.rows || x.colMin + x.cols > wc0 + wide.cols) continue;
+              const Extent sampled{wr0, wide.rows, wc0, wide.cols};
+              if (!sampled.holds(x.rowMin, x.colMin) || !sampled.holds(x.rowMin + x.rows - 1, x.colMin + x.cols - 1)) continue;
               if (!cornersInside(cand.ctx, x)) continue;
               std::optional<DotCodeSymbol> other = decodeSoftThenHard(x, cut, &aroundRead);
               // (the other text is not banned: its own window, read later, has its own checks)
