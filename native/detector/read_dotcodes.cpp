@@ -562,10 +562,10 @@ void endsPast(int edge, int dir, int maxEnds, HasDot&& hasDot, Push&& push) {
 // edge line (a dot counts from 0.7).
 constexpr float kFaintEndDot = 0.3f;
 
-// Whether a quarter or more of the lattice positions of `x` outside `inner` read as dots, clear or
-// faint (kFaintEndDot; washed positions, exactly 0.5, do not count): the lines a longer window adds
-// are quiet zone or glare when the inner window is the symbol, and about half dots when they are
-// the symbol's own last lines, faint where glare or blur hid them from the lattice's growth.
+// Whether a quarter or more of the lattice positions of `x` outside `inner` read as clear dots:
+// the lines a longer window adds are quiet zone when the inner window is the symbol, and about
+// half dots when they are the symbol's own last lines. (Faint ones are judged by stretchAdded: as
+// a level, 0.3 refused pack-dark-199, whose added lines hold 0.38-0.67 that are not its dots.)
 bool dotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner) {
   int positions = 0, dots = 0;
   for (int r = x.rowMin; r < x.rowMin + x.rows; ++r)
@@ -573,8 +573,7 @@ bool dotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, 
       if (((r + c) & 1) != parity) continue;
       if (inner.holds(r, c)) continue;
       ++positions;
-      const float v = g.at(r - gr0, c - gc0);
-      dots += v >= kFaintEndDot && v != 0.5f;
+      dots += g.at(r - gr0, c - gc0) >= kEndDotLevels[0];
     }
   return 4 * dots >= positions;
 }
@@ -1898,15 +1897,15 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
           if (outer && outer->bytes != sym->bytes) {
             tie = tie || cost(*outer) <= costOfInner() || dotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
             losers.push_back(outer->bytes);
-            continue;
           }
           // The added lines read at their own contrast: where they are the symbol's own last
           // lines, too faint for the sampler (glare, blur), their dots fall where the longer
           // window's codewords put them, and that window decodes another text for no more
-          // corrections than the read; quiet zone, text or noise stretched so do not. The other
-          // text is not banned (it may be the symbol's), the read is refused.
+          // corrections than the read; quiet zone, text or noise stretched so do not (also where
+          // the grown window decoded another text for more corrections). The other text is not
+          // banned (it may be the symbol's), the read is refused.
           DotGrid stretched;
-          if (!outer && stretchAdded(wide, wr0, wc0, cand.ctx.parity, x, inner, stretched)) {
+          if ((!outer || outer->bytes != sym->bytes) && stretchAdded(wide, wr0, wc0, cand.ctx.parity, x, inner, stretched)) {
             const std::optional<DotCodeSymbol> faint = decodeDotGrid(stretched);
             if (faint && faint->bytes != sym->bytes && cost(*faint) <= costOfInner()) tie = true;
           }
