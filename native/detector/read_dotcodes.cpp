@@ -566,16 +566,16 @@ constexpr float kFaintEndDot = 0.3f;
 // the lines a longer window adds are quiet zone when the inner window is the symbol, and about
 // half dots when they are the symbol's own last lines. (Faint ones are judged by stretchAdded: as
 // a level, 0.3 refused pack-dark-199, whose added lines hold 0.38-0.67 that are not its dots.)
-bool dotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner) {
-  int positions = 0, dots = 0;
+bool clearDotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner) {
+  int positions = 0, clear = 0;
   for (int r = x.rowMin; r < x.rowMin + x.rows; ++r)
     for (int c = x.colMin; c < x.colMin + x.cols; ++c) {
       if (((r + c) & 1) != parity) continue;
       if (inner.holds(r, c)) continue;
       ++positions;
-      dots += g.at(r - gr0, c - gc0) >= kEndDotLevels[0];
+      clear += g.at(r - gr0, c - gc0) >= kEndDotLevels[0];
     }
-  return 4 * dots >= positions;
+  return 4 * clear >= positions;
 }
 
 // The window `x` of a sampling with the lattice positions outside `inner` read at their own
@@ -601,22 +601,6 @@ bool stretchAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& 
       out.value[static_cast<size_t>(r) * x.cols + c] = v;
     }
   return true;
-}
-
-// How many lines at one end of a side of `x` (atStart: its first lines) have every lattice
-// position washed out (exactly 0.5), up to `most`.
-int washedEndLines(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, bool alongCols, bool atStart, int most) {
-  const int first = alongCols ? x.colMin : x.rowMin, len = alongCols ? x.cols : x.rows;
-  const int from = alongCols ? x.rowMin : x.colMin, across = alongCols ? x.rows : x.cols;
-  int washed = 0;
-  for (; washed < std::min(most, len); ++washed) {
-    const int k = atStart ? first + washed : first + len - 1 - washed;
-    for (int t = from; t < from + across; ++t) {
-      const int r = alongCols ? t : k, c = alongCols ? k : t;
-      if (((r + c) & 1) == parity && g.at(r - gr0, c - gc0) != 0.5f) return washed;
-    }
-  }
-  return washed;
 }
 
 // The windows of `e` slid away from `washed` washed-out lines at one end of a side: that end moved
@@ -667,8 +651,7 @@ enum class LineLook {
   kWashed,  // every lattice position erased
   kOther,
 };
-LineLook lineLook(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int k) {
-  const int from = alongCols ? f.rowMin : f.colMin, to = alongCols ? f.rowMax : f.colMax;
+LineLook lineLook(const DotGrid& all, int r0, int c0, int parity, bool alongCols, int k, int from, int to) {
   int positions = 0, erased = 0;
   float most = 0;
   for (int t = from; t <= to; ++t) {
@@ -684,6 +667,23 @@ LineLook lineLook(const DotGrid& all, int r0, int c0, int parity, const LatticeF
   if (most >= kEndDotLevels[0]) return LineLook::kDot;
   if (positions == 0 || most < kFaintEndDot) return LineLook::kEmpty;
   return erased == positions ? LineLook::kWashed : LineLook::kOther;
+}
+
+LineLook lineLook(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int k) {
+  return alongCols ? lineLook(all, r0, c0, parity, alongCols, k, f.rowMin, f.rowMax)
+                   : lineLook(all, r0, c0, parity, alongCols, k, f.colMin, f.colMax);
+}
+
+// How many lines at one end of a side of `x` (atStart: its first lines) are washed out, up to
+// `most`.
+int washedEndLines(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, bool alongCols, bool atStart, int most) {
+  const int first = alongCols ? x.colMin : x.rowMin, len = alongCols ? x.cols : x.rows;
+  const int from = alongCols ? x.rowMin : x.colMin, to = from + (alongCols ? x.rows : x.cols) - 1;
+  int washed = 0;
+  while (washed < std::min(most, len) &&
+         lineLook(g, gr0, gc0, parity, alongCols, atStart ? first + washed : first + len - 1 - washed, from, to) == LineLook::kWashed)
+    ++washed;
+  return washed;
 }
 
 void candidateEnds(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int dir,
@@ -1894,8 +1894,9 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         for (const Extent& x : longerWindows(inner)) {
           if (!cornersInside(cand.ctx, x)) continue;  // (past the image's edge its edge pixels repeat)
           std::optional<DotCodeSymbol> outer = decodeSoftThenHard(x, cut, &aroundRead);
-          if (outer && outer->bytes != sym->bytes) {
-            tie = tie || cost(*outer) <= costOfInner() || dotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
+          if (outer && outer->bytes == sym->bytes) continue;
+          if (outer) {
+            tie = tie || cost(*outer) <= costOfInner() || clearDotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
             losers.push_back(outer->bytes);
           }
           // The added lines read at their own contrast: where they are the symbol's own last
@@ -1905,7 +1906,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
           // the grown window decoded another text for more corrections). The other text is not
           // banned (it may be the symbol's), the read is refused.
           DotGrid stretched;
-          if ((!outer || outer->bytes != sym->bytes) && stretchAdded(wide, wr0, wc0, cand.ctx.parity, x, inner, stretched)) {
+          if (stretchAdded(wide, wr0, wc0, cand.ctx.parity, x, inner, stretched)) {
             const std::optional<DotCodeSymbol> faint = decodeDotGrid(stretched);
             if (faint && faint->bytes != sym->bytes && cost(*faint) <= costOfInner()) tie = true;
           }
@@ -1916,12 +1917,12 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         // lines are erasures decodes to another text for those erasures alone (misread bench,
         // model 11). So the windows slid away from the washed lines are decoded too, and one that
         // reads another text refuses the read.
+        const Extent sampled{wr0, wide.rows, wc0, wide.cols};
         for (int alongCols = 0; alongCols < 2; ++alongCols)
           for (int atStart = 0; atStart < 2; ++atStart) {
             const int washed = washedEndLines(wide, wr0, wc0, cand.ctx.parity, inner, alongCols, atStart, kLongerWindowLines + 2);
             if (washed == 0) continue;
             for (const Extent& x : slidWindows(inner, alongCols, atStart, washed)) {
-              const Extent sampled{wr0, wide.rows, wc0, wide.cols};
               if (!sampled.holds(x.rowMin, x.colMin) || !sampled.holds(x.rowMin + x.rows - 1, x.colMin + x.cols - 1)) continue;
               if (!cornersInside(cand.ctx, x)) continue;
               std::optional<DotCodeSymbol> other = decodeSoftThenHard(x, cut, &aroundRead);
