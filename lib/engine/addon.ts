@@ -131,6 +131,14 @@ export interface Addon {
   jpegToGrey?(bytes: Uint8Array, grey: Uint8Array): Promise<string | null>;
   /** Whether jpegToGrey can answer with a plane here (libjpeg-turbo found at run time). */
   jpegAvailable?(): boolean;
+  /**
+   * A WebP's grey plane written into `grey` (allocated by the caller at the size the header
+   * names) by libwebp, in the calling thread: null when done, else why it refused
+   * (native/addon/webp_grey.h). Absent from the WebAssembly reader and older addons.
+   */
+  webpToGreySync?(bytes: Uint8Array, grey: Uint8Array): string | null;
+  /** Whether webpToGreySync can answer with a plane here (libwebp found at run time). */
+  webpAvailable?(): boolean;
 }
 
 let addon: Addon | undefined;

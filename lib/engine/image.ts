@@ -119,7 +119,7 @@ async function decodeEncoded(bytes: Uint8Array): Promise<GreyImage> {
   }
   // Small WebPs: libvips' WebP loader costs 2-3 ms on a 240x240 image (webp-grey.ts).
   if (probe.type === 'webp') {
-    const g = await webpToGrey(bytes, pixels);
+    const g = await webpToGrey(bytes, probe.width, probe.height);
     if (g) return { ...g, owned: true };
   }
   if (pixels <= RAW_IN_THREAD_PIXELS && !mayHaveAlpha(bytes, probe.type)) {

@@ -99,8 +99,19 @@ function toGrey(rows: Uint8Array, h: Header, stride: number, palette: Uint8Array
       if (colour === 0) levels[s] = Math.trunc((s * 255) / maxLevel);
       else levels[s] = s * 3 + 2 < palette!.length ? paletteGrey(palette!, alphas, s) : -1;
     }
-    if (depth <= 2) {
+    if (depth <= 4) {
       expandSmallSamples(rows, h, stride, levels, out);
+      return out;
+    }
+    if (depth === 8) {
+      // (a palette image: one index a byte, so one look-up a pixel and no bit shifts)
+      for (let y = 0; y < height; y++) {
+        for (let i = y * stride, o = y * width, end = o + width; o < end; i++, o++) {
+          const v = levels[rows[i]];
+          if (v < 0) throw new Error('palette index out of range');
+          out[o] = v;
+        }
+      }
       return out;
     }
     for (let y = 0; y < height; y++) {
@@ -132,9 +143,10 @@ function toGrey(rows: Uint8Array, h: Header, stride: number, palette: Uint8Array
 }
 
 /**
- * 1- and 2-bit samples (most barcode PNGs): every byte value's 8 or 4 grey levels are tabled
- * once, and a byte of samples becomes 2 or 1 32-bit copies from that table into a row buffer
- * (the table is filled byte by byte, so the copies keep pixel order whatever the endianness).
+ * 1-, 2- and 4-bit samples (most barcode PNGs): every byte value's 8, 4 or 2 grey levels are
+ * tabled once, and a byte of samples becomes two 32-bit copies, one, or one 16-bit copy from that
+ * table into a row buffer (the table is filled byte by byte, so the copies keep pixel order
+ * whatever the endianness).
  */
 function expandSmallSamples(rows: Uint8Array, h: Header, stride: number, levels: Int16Array, out: Uint8Array): void {
   const { width, height, depth } = h;
@@ -149,11 +161,13 @@ function expandSmallSamples(rows: Uint8Array, h: Header, stride: number, levels:
       else table[b * perByte + k] = v;
     }
   }
-  const words = new Uint32Array(table.buffer);
+  const words = new Uint32Array(table.buffer, 0, perByte >= 4 ? table.length >> 2 : 0);
+  const halves = new Uint16Array(table.buffer);
   const wordsPerByte = perByte >> 2;
   const fullBytes = Math.floor(width / perByte);
   const row = new Uint8Array(fullBytes * perByte);
-  const rowWords = new Uint32Array(row.buffer);
+  const rowWords = new Uint32Array(row.buffer, 0, perByte >= 4 ? row.length >> 2 : 0);
+  const rowHalves = new Uint16Array(row.buffer);
   for (let y = 0; y < height; y++) {
     const src = y * stride;
     const dst = y * width;
@@ -163,8 +177,10 @@ function expandSmallSamples(rows: Uint8Array, h: Header, stride: number, levels:
       if (wordsPerByte === 2) {
         rowWords[2 * i] = words[2 * b];
         rowWords[2 * i + 1] = words[2 * b + 1];
-      } else {
+      } else if (wordsPerByte === 1) {
         rowWords[i] = words[b];
+      } else {
+        rowHalves[i] = halves[b];
       }
     }
     out.set(row, dst);

@@ -1,14 +1,18 @@
-// Small WebPs straight to the grey plane in the calling thread, with libwebp compiled to
-// WebAssembly (the @jsquash/webp package's decoder), not sharp. libvips takes about 40 ns a pixel
-// for the lossy WebPs of the zxing samples (2-3 ms for a 240x240 one: its loader's own set-up
-// and locking, not libwebp's work), this decoder about 20 ns and 4 ns for lossless ones
-// (bench/RESULTS.md, "zxing formats against native zxing-cpp"). Both are libwebp, whose lossy
-// decoding is exact by its specification, and both hand back the same RGBA bytes (every WebP of
-// the sample corpora, test/engine/webp-grey.test.ts); the grey is then made as image.ts's sharp
-// pipeline makes it (luma.ts). Only the plain cases are taken: a lossy or lossless image, or an
-// extended one whose only extras are alpha or XMP. A colour profile, EXIF (orientation) or an
-// animation, and anything this decoder refuses, go to sharp, which reports errors as before.
+// Small WebPs straight to the grey plane in the calling thread, not through sharp: libvips takes
+// about 40 ns a pixel for the lossy WebPs of the zxing samples (2-3 ms for a 240x240 one: its
+// loader's own set-up and locking, not libwebp's work). First choice is the system's libwebp,
+// opened by the addon at run time (native/addon/webp_grey.cpp): about 5 ns a pixel. Where there
+// is no addon (the WebAssembly reader) or no libwebp, libwebp compiled to WebAssembly (the
+// @jsquash/webp package's decoder): about 20 ns, and 4 ns for lossless ones (bench/RESULTS.md,
+// "zxing formats against native zxing-cpp"). All three are libwebp, whose lossy decoding is exact
+// by its specification, and they hand back the same RGBA bytes (every WebP of the sample corpora,
+// test/engine/webp-grey.test.ts); the grey is then made as image.ts's sharp pipeline makes it
+// (luma.ts, and luma_row.cpp in the addon). Only the plain cases are taken: a lossy or lossless
+// image, or an extended one whose only extras are alpha or XMP. A colour profile, EXIF
+// (orientation) or an animation, and anything these decoders refuse, go to sharp, which reports
+// errors as before.
 import * as fs from 'fs';
+import { loadAddon, type Addon } from './addon';
 import { rgbaToGrey } from './luma';
 
 /** Above this many pixels sharp is used: the decode would hold the calling thread too long. */
@@ -59,12 +63,44 @@ export function plainWebP(b: Uint8Array): boolean {
   return fourcc === 'VP8X' && (b[20] & VP8X_HANDS_OFF) === 0;
 }
 
+let native: Addon | null | undefined;
+
+/** The addon when it can decode WebPs here; null with the WebAssembly reader or without libwebp. */
+function nativeReader(): Addon | null {
+  if (native !== undefined) return native;
+  try {
+    const a = loadAddon();
+    native = a.webpToGreySync && a.webpAvailable?.() ? a : null;
+  } catch {
+    native = null; // no reader at all: the decode reports that itself
+  }
+  return native;
+}
+
+type Grey = { data: Uint8Array; width: number; height: number };
+
 /**
- * The grey plane of a plain WebP of at most WEBP_IN_THREAD_PIXELS pixels (width * height from
- * the header), or null for sharp to take it. Never throws.
+ * The grey plane of a plain WebP of `width` x `height` (from its header) and at most
+ * WEBP_IN_THREAD_PIXELS pixels, or null for sharp to take it: by the addon's libwebp where it
+ * has one, else by the WebAssembly decoder. Never throws.
  */
-export async function webpToGrey(bytes: Uint8Array, pixels: number): Promise<{ data: Uint8Array; width: number; height: number } | null> {
-  if (pixels > WEBP_IN_THREAD_PIXELS || !plainWebP(bytes)) return null;
+export async function webpToGrey(bytes: Uint8Array, width: number | null, height: number | null): Promise<Grey | null> {
+  if (width === null || height === null || !(width > 0 && height > 0)) return null;
+  if (width * height > WEBP_IN_THREAD_PIXELS || !plainWebP(bytes)) return null;
+  return nativeReader() ? webpViaAddon(bytes, width, height) : webpViaWasm(bytes, width, height);
+}
+
+/** webpToGrey by the addon's libwebp (null also where it has none). */
+export function webpViaAddon(bytes: Uint8Array, width: number, height: number): Grey | null {
+  const addon = nativeReader();
+  if (!addon) return null;
+  const grey = new Uint8Array(width * height);
+  // (a refusal, a damaged file or another size than the header's, is one for sharp too)
+  return addon.webpToGreySync!(bytes, grey) === null ? { data: grey, width, height } : null;
+}
+
+/** webpToGrey by libwebp in WebAssembly. */
+export async function webpViaWasm(bytes: Uint8Array, width: number, height: number): Promise<Grey | null> {
   try {
     await loadWebP();
   } catch {
@@ -81,7 +117,7 @@ export async function webpToGrey(bytes: Uint8Array, pixels: number): Promise<{ d
     ready = undefined;
     return null;
   }
-  if (!img || img.width * img.height > WEBP_IN_THREAD_PIXELS || img.data.length !== img.width * img.height * 4) return null;
+  if (!img || img.width !== width || img.height !== height || img.data.length !== width * height * 4) return null;
   const rgba = new Uint8Array(img.data.buffer, img.data.byteOffset, img.data.byteLength);
-  return { data: rgbaToGrey(rgba, img.width * img.height), width: img.width, height: img.height };
+  return { data: rgbaToGrey(rgba, width * height), width, height };
 }

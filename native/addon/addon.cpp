@@ -10,6 +10,7 @@
 #include <initializer_list>
 
 #include "addon/jpeg_grey.h"
+#include "addon/webp_grey.h"
 #include "detector/dotcode_reader.h"
 #include "detector/frame_fusion.h"
 #include "dotcode/dotcode_symbol.h"
@@ -334,13 +335,16 @@ Napi::Value ReadImage(const Napi::CallbackInfo& info) {
       ->start();
 }
 
+// A Uint8Array (or Buffer): the byte arguments of the image decoders.
+bool isBytes(const Napi::Value& v) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array; }
+
 // jpegToGrey(bytes, grey) -> Promise<null | refusal> on the libuv pool (addon/jpeg_grey.h): the
 // plane is written into `grey`, which the caller allocates at the size its header names, so it
 // is ordinary JS memory (movable to a worker thread). jpegAvailable() tells whether libjpeg was
 // found, so the engine asks only where the answer can be a plane.
 Napi::Value JpegToGrey(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 2 || !info[0].IsTypedArray() || !info[1].IsTypedArray()) {
+  if (info.Length() < 2 || !isBytes(info[0]) || !isBytes(info[1])) {
     Napi::TypeError::New(env, "expected (bytes: Uint8Array, grey: Uint8Array)").ThrowAsJavaScriptException();
     return env.Null();
   }
@@ -357,6 +361,24 @@ Napi::Value JpegToGrey(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value JpegAvailable(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), dcjpeg::available()); }
+
+// webpToGreySync(bytes, grey) -> null | refusal, in the calling thread (addon/webp_grey.h): the
+// engine asks only for small WebPs, which take about a millisecond (a hop to the libuv pool
+// would cost a fair share of that). `grey` is allocated by the caller at the size the header
+// names. webpAvailable() tells whether libwebp was found.
+Napi::Value WebpToGreySync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !isBytes(info[0]) || !isBytes(info[1])) {
+    Napi::TypeError::New(env, "expected (bytes: Uint8Array, grey: Uint8Array)").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+  Napi::Uint8Array grey = info[1].As<Napi::Uint8Array>();
+  const char* refused = dcwebp::decode(bytes.Data(), bytes.ByteLength(), grey.Data(), grey.ByteLength());
+  return refused ? Napi::Value(Napi::String::New(env, refused)) : env.Null();
+}
+
+Napi::Value WebpAvailable(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), dcwebp::available()); }
 
 // Video fusion (detector/frame_fusion.h): createFrameFusion(maxFrames) -> handle;
 // pushFrame(handle, grey, width, height[, options]) -> Promise<{ reads, seen, detectMs, fuseMs }>
@@ -428,6 +450,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("inspectImageSync", Napi::Function::New(env, InspectImageSync));
   exports.Set("jpegToGrey", Napi::Function::New(env, JpegToGrey));
   exports.Set("jpegAvailable", Napi::Function::New(env, JpegAvailable));
+  exports.Set("webpToGreySync", Napi::Function::New(env, WebpToGreySync));
+  exports.Set("webpAvailable", Napi::Function::New(env, WebpAvailable));
   return exports;
 }
 

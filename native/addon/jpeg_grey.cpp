@@ -6,9 +6,7 @@
 #include <csetjmp>
 #include <cstdio>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "addon/luma_row.h"
 
 #if defined(__has_include)
 // jconfig.h too: a cross compiler may see the build machine's jpeglib.h without its own jconfig.h
@@ -77,38 +75,6 @@ void onMessage(j_common_ptr c, int level) {
   if (level < 0) reinterpret_cast<ErrorTrap*>(c->err)->warnings++;
 }
 
-// One row of RGBX pixels -> luma, floor((299 R + 587 G + 114 B) / 1000) as lib/engine/luma.ts
-// defines it, in single floats: the weighted sum is an integer under 2^18, exact in a float, and
-// truncating it times 0.001f (just above 1/1000) gives the floor of its thousandth for every sum up
-// to 255000 (test/engine/jpeg-grey.test.ts checks each). With SSE2 (every x64) eight pixels a
-// step: the 16-bit multiply-add sums R and G, and B, per pixel; about 0.35 ms for 1280x720 against
-// 1.1 ms for the integer loop the compiler vectorised, 2 ms for three bytes a pixel.
-void lumaRow(const uint8_t* rgbx, uint8_t* grey, size_t width) {
-  size_t x = 0;
-#if defined(__SSE2__)
-  const __m128i weights = _mm_setr_epi16(299, 587, 114, 0, 299, 587, 114, 0);
-  const __m128i zero = _mm_setzero_si128();
-  const __m128 thousandth = _mm_set1_ps(0.001f);
-  // four pixels -> their four sums: madd gives [R0+G0, B0, R1+G1, B1] for each pair of pixels
-  auto sums = [&](const uint8_t* p) {
-    const __m128i px = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128 lo = _mm_cvtepi32_ps(_mm_madd_epi16(_mm_unpacklo_epi8(px, zero), weights));
-    const __m128 hi = _mm_cvtepi32_ps(_mm_madd_epi16(_mm_unpackhi_epi8(px, zero), weights));
-    return _mm_add_ps(_mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1)));
-  };
-  for (; x + 8 <= width; x += 8) {
-    const __m128i a = _mm_cvttps_epi32(_mm_mul_ps(sums(rgbx + 4 * x), thousandth));
-    const __m128i b = _mm_cvttps_epi32(_mm_mul_ps(sums(rgbx + 4 * x + 16), thousandth));
-    const __m128i words = _mm_packs_epi32(a, b);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(grey + x), _mm_packus_epi16(words, words));
-  }
-#endif
-  for (; x < width; ++x) {
-    const float sum = 299.f * rgbx[4 * x] + 587.f * rgbx[4 * x + 1] + 114.f * rgbx[4 * x + 2];
-    grey[x] = static_cast<uint8_t>(static_cast<int>(sum * 0.001f));
-  }
-}
-
 // The decode proper. Kept free of C++ objects with destructors between setjmp and the library
 // calls, which longjmp would skip.
 const char* decodeInto(const Library& lib, const uint8_t* bytes, size_t size, uint8_t* grey, size_t greySize) {
@@ -140,7 +106,7 @@ const char* decodeInto(const Library& lib, const uint8_t* bytes, size_t size, ui
     uint8_t* row = grey + info.output_scanline * width;
     JSAMPROW target = mono ? row : rgbxRow;
     if (lib.readScanlines(&info, &target, 1) != 1) break;
-    if (!mono) lumaRow(rgbxRow, row, width);
+    if (!mono) dcluma::rgbxRow(rgbxRow, row, width);
   }
   const bool whole = info.output_scanline == info.output_height;
   if (whole) lib.finish(&info);

@@ -32,6 +32,35 @@ describe('engine: zxing two-level pass', function () {
     }
   });
 
+  it('counts levels a word at a time exactly as pixel by pixel, at every offset and size', () => {
+    // the definition, one pixel at a time
+    const reference = (d: Uint8Array): boolean => {
+      const levels = [...new Set(d)];
+      return levels.length === 2 && (levels[0] <= 127) !== (levels[1] <= 127);
+    };
+    let seed = 11;
+    const rand = (k: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % k;
+    const backing = new Uint8Array(300);
+    let agreed = 0, two = 0;
+    for (let t = 0; t < 4000; t++) {
+      const offset = rand(4), width = 1 + rand(37), height = 1 + rand(6);
+      const d = backing.subarray(offset, offset + width * height);
+      const lo = rand(3) ? rand(128) : 128 + rand(128), hi = rand(3) ? 128 + rand(128) : rand(128);
+      // runs of the two levels (a rendered symbol), sometimes one stray third level or only one level
+      for (let i = 0, v = lo; i < d.length; i++) {
+        if (rand(5) === 0) v = v === lo ? hi : lo;
+        d[i] = v;
+      }
+      if (rand(4) === 0) d[rand(d.length)] = rand(256);
+      if (rand(10) === 0) d.fill(lo);
+      const want = reference(d);
+      assert.strictEqual(twoLevels({ data: d, width, height }), want, `offset ${offset}, ${width}x${height}: ${[...d].join(',')}`);
+      agreed++;
+      two += want ? 1 : 0;
+    }
+    assert.ok(two > 800 && agreed - two > 800, `both answers drawn (${two} of ${agreed} two-level)`);
+  });
+
   it('a black-and-white QR Code reads the same through the pass; a two-level plane it misses still gets the ladder', async () => {
     await loadZXing();
     const qr = await loadGrey({ kind: 'bytes', bytes: await sharp(path.join(repoRoot, 'examples', 'qrcode.png')).threshold(128).png().toBuffer() });
