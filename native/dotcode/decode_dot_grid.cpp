@@ -96,7 +96,8 @@ bool decodeReading(const DotGrid& grid, const SymbolLayout& layout, const std::v
   if (!corr.ok) return false;
   const std::vector<int> data = unmaskData(layout, words);
   if (!decodeDataCodewords(data, out.symbol)) return false;
-  out.symbol.mask = words[0];
+  out.symbol.codewords = std::move(words);
+  out.symbol.mask = out.symbol.codewords[0];
   out.symbol.errorsCorrected = corr.errors;
   out.symbol.erasuresCorrected = corr.erasures;
   out.symbol.ecBudget = layout.checkWords;

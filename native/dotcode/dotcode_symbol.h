@@ -49,6 +49,9 @@ struct DotCodeSymbol {
   int ecBudget = 0;     // total check codewords (sum over blocks)
   int orientation = 0;  // which of the 8 transforms of the input grid was canonical
   bool mirrored = false;
+  // The corrected codeword array, mask word first (symbol_writer.h's placeCodewords lays it out
+  // again): what the symbol's dots are, positions the decoder erased or corrected included.
+  std::vector<int> codewords;
 };
 
 struct GridDecodeOptions {
