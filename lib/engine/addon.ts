@@ -163,3 +163,24 @@ export function loadAddon(): Addon {
   }
   return addon;
 }
+
+const offered = new Map<string, Addon | null>();
+
+/**
+ * The addon when it offers an optional feature here (a decoder whose system library it opens at
+ * run time: `offers` asks it), else null: with the WebAssembly reader, an older addon, or the
+ * library missing. Asked once per feature; never throws (no reader at all is reported by the
+ * decode itself).
+ */
+export function addonOffering(feature: string, offers: (a: Addon) => boolean): Addon | null {
+  if (offered.has(feature)) return offered.get(feature) ?? null;
+  let found: Addon | null = null;
+  try {
+    const a = loadAddon();
+    found = offers(a) ? a : null;
+  } catch {
+    found = null;
+  }
+  offered.set(feature, found);
+  return found;
+}

@@ -6,7 +6,7 @@
 // "Cloud API: JPEGs decoded by libjpeg-turbo in the addon"). Only JPEGs that sharp would merely
 // decode are taken: anything it would rotate or colour-convert (an EXIF orientation, an ICC
 // profile, CMYK/YCCK/Adobe files) or that libjpeg warns about goes through sharp as before.
-import { loadAddon, type Addon } from './addon';
+import { addonOffering, type Addon } from './addon';
 import type { GreyImage } from './image';
 import { givePlane, takePlane } from './plane-pool';
 
@@ -84,18 +84,9 @@ export function plainJpeg(b: Uint8Array): boolean {
   return false;
 }
 
-let reader: Addon | null | undefined;
-
 /** The addon when it can decode JPEGs here; null with the WebAssembly reader or without libjpeg-turbo. */
 function jpegReader(): Addon | null {
-  if (reader !== undefined) return reader;
-  try {
-    const a = loadAddon();
-    reader = a.jpegToGrey && a.jpegAvailable?.() ? a : null;
-  } catch {
-    reader = null; // no reader at all: the decode reports that itself
-  }
-  return reader;
+  return addonOffering('jpeg', (a) => a.jpegToGrey !== undefined && a.jpegAvailable?.() === true);
 }
 
 /** Whether jpegGreyInAddon will take this JPEG (of `width` x `height` from its header). */

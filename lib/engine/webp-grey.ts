@@ -12,7 +12,7 @@
 // (orientation) or an animation, and anything these decoders refuse, go to sharp, which reports
 // errors as before.
 import * as fs from 'fs';
-import { loadAddon, type Addon } from './addon';
+import { addonOffering, type Addon } from './addon';
 import { rgbaToGrey } from './luma';
 
 /** Above this many pixels sharp is used: the decode would hold the calling thread too long. */
@@ -63,18 +63,9 @@ export function plainWebP(b: Uint8Array): boolean {
   return fourcc === 'VP8X' && (b[20] & VP8X_HANDS_OFF) === 0;
 }
 
-let native: Addon | null | undefined;
-
 /** The addon when it can decode WebPs here; null with the WebAssembly reader or without libwebp. */
 function nativeReader(): Addon | null {
-  if (native !== undefined) return native;
-  try {
-    const a = loadAddon();
-    native = a.webpToGreySync && a.webpAvailable?.() ? a : null;
-  } catch {
-    native = null; // no reader at all: the decode reports that itself
-  }
-  return native;
+  return addonOffering('webp', (a) => a.webpToGreySync !== undefined && a.webpAvailable?.() === true);
 }
 
 type Grey = { data: Uint8Array; width: number; height: number };

@@ -335,8 +335,17 @@ Napi::Value ReadImage(const Napi::CallbackInfo& info) {
       ->start();
 }
 
-// A Uint8Array (or Buffer): the byte arguments of the image decoders.
-bool isBytes(const Napi::Value& v) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array; }
+// The arguments of the image decoders, (bytes: Uint8Array, grey: Uint8Array) (or Buffers); false
+// with a TypeError thrown otherwise.
+bool decoderArgs(const Napi::CallbackInfo& info) {
+  auto isBytes = [](const Napi::Value& v) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array; };
+  if (info.Length() >= 2 && isBytes(info[0]) && isBytes(info[1])) return true;
+  Napi::TypeError::New(info.Env(), "expected (bytes: Uint8Array, grey: Uint8Array)").ThrowAsJavaScriptException();
+  return false;
+}
+
+// An image decoder's answer: null when the plane was written, else why it refused.
+Napi::Value refusalToJs(Napi::Env env, const char* refused) { return refused ? Napi::Value(Napi::String::New(env, refused)) : env.Null(); }
 
 // jpegToGrey(bytes, grey) -> Promise<null | refusal> on the libuv pool (addon/jpeg_grey.h): the
 // plane is written into `grey`, which the caller allocates at the size its header names, so it
@@ -344,10 +353,7 @@ bool isBytes(const Napi::Value& v) { return v.IsTypedArray() && v.As<Napi::Typed
 // found, so the engine asks only where the answer can be a plane.
 Napi::Value JpegToGrey(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 2 || !isBytes(info[0]) || !isBytes(info[1])) {
-    Napi::TypeError::New(env, "expected (bytes: Uint8Array, grey: Uint8Array)").ThrowAsJavaScriptException();
-    return env.Null();
-  }
+  if (!decoderArgs(info)) return env.Null();
   Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
   Napi::Uint8Array grey = info[1].As<Napi::Uint8Array>();
   const uint8_t* in = bytes.Data();
@@ -356,7 +362,7 @@ Napi::Value JpegToGrey(const Napi::CallbackInfo& info) {
   const size_t outSize = grey.ByteLength();
   return (new PromiseWorker<const char*>(
               env, {info[0], info[1]}, [in, inSize, out, outSize] { return dcjpeg::decode(in, inSize, out, outSize); },
-              [](Napi::Env env, const char* refused) -> Napi::Value { return refused ? Napi::Value(Napi::String::New(env, refused)) : env.Null(); }))
+              refusalToJs))
       ->start();
 }
 
@@ -368,14 +374,10 @@ Napi::Value JpegAvailable(const Napi::CallbackInfo& info) { return Napi::Boolean
 // names. webpAvailable() tells whether libwebp was found.
 Napi::Value WebpToGreySync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 2 || !isBytes(info[0]) || !isBytes(info[1])) {
-    Napi::TypeError::New(env, "expected (bytes: Uint8Array, grey: Uint8Array)").ThrowAsJavaScriptException();
-    return env.Null();
-  }
+  if (!decoderArgs(info)) return env.Null();
   Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
   Napi::Uint8Array grey = info[1].As<Napi::Uint8Array>();
-  const char* refused = dcwebp::decode(bytes.Data(), bytes.ByteLength(), grey.Data(), grey.ByteLength());
-  return refused ? Napi::Value(Napi::String::New(env, refused)) : env.Null();
+  return refusalToJs(env, dcwebp::decode(bytes.Data(), bytes.ByteLength(), grey.Data(), grey.ByteLength()));
 }
 
 Napi::Value WebpAvailable(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), dcwebp::available()); }
