@@ -5,7 +5,8 @@
 // decodeSync()'s helper thread runs it whole with in-thread readers.
 import { readDotCode, type DotCodeOptions, type DotCodeSymbol } from './dotcode';
 import { loadAddon } from './addon';
-import { loadGrey, uniformPlane, type GreyImage, type WireInput } from './image';
+import { uniformPlane } from './grey-levels';
+import { loadGrey, type GreyImage, type WireInput } from './image';
 import { loadError, nativeError } from './errors';
 import { dotcodeOptions } from './speed';
 import { readZXing, readZXingNow, ZXING_FORMATS, loadZXing, type ZXingFormat, type ZXingSymbol } from './zxing';

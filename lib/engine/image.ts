@@ -211,29 +211,6 @@ export async function warmGrey(): Promise<GreyImage> {
   return decodeEncoded(png);
 }
 
-/**
- * Whether every pixel of the plane has one grey level: a blank frame (a covered lens, a black or
- * white image, a header that declares a large image over no data), where no symbol can be. Four
- * pixels a step where the plane is word-aligned; stops at the first other level, a few pixels
- * into any photograph.
- */
-export function uniformPlane(grey: GreyImage): boolean {
-  const d = grey.data;
-  const n = grey.width * grey.height;
-  if (n === 0) return true;
-  const a = d[0];
-  const head = Math.min(n, (4 - (d.byteOffset & 3)) & 3);
-  for (let i = 0; i < head; i++) if (d[i] !== a) return false;
-  const words = (n - head) >> 2;
-  if (words > 0) {
-    const w = new Uint32Array(d.buffer, d.byteOffset + head, words);
-    const all = a * 0x01010101;
-    for (let k = 0; k < words; k++) if (w[k] !== all) return false;
-  }
-  for (let i = head + 4 * words; i < n; i++) if (d[i] !== a) return false;
-  return true;
-}
-
 /** Raw 1/3/4-channel pixels -> grey with integer BT.601 weights, in one pass. */
 export function rawToGrey(data: Uint8Array, width: number, height: number, channels: number, bgr: boolean): GreyImage {
   const n = checkRaw(data, width, height, channels);

@@ -14,6 +14,7 @@
 import * as fs from 'fs';
 import { addonOffering, type Addon } from './addon';
 import { rgbaToGrey } from './luma';
+import { givePlane, takePlane } from './plane-pool';
 
 /** Above this many pixels sharp is used: the decode would hold the calling thread too long. */
 export const WEBP_IN_THREAD_PIXELS = 262_144;
@@ -85,9 +86,11 @@ export async function webpToGrey(bytes: Uint8Array, width: number | null, height
 export function webpViaAddon(bytes: Uint8Array, width: number, height: number): Grey | null {
   const addon = nativeReader();
   if (!addon) return null;
-  const grey = new Uint8Array(width * height);
+  const grey = takePlane(width * height);
   // (a refusal, a damaged file or another size than the header's, is one for sharp too)
-  return addon.webpToGreySync!(bytes, grey) === null ? { data: grey, width, height } : null;
+  if (addon.webpToGreySync!(bytes, grey) === null) return { data: grey, width, height };
+  givePlane(grey);
+  return null;
 }
 
 /** webpToGrey by libwebp in WebAssembly. */

@@ -4,6 +4,7 @@
 import * as fs from 'fs';
 import type { ReadResult } from 'zxing-wasm/reader';
 import { textFromEciProtocol } from './charset';
+import { fewLevels } from './grey-levels';
 import type { GreyImage } from './image';
 import { zxingPasses, type ZXingPass } from './speed';
 import type { Format, Point, Speed } from './types';
@@ -161,59 +162,11 @@ export function readZXingNow(grey: GreyImage, formats: readonly ZXingFormat[], m
 
 /**
  * Whether the plane holds exactly two grey levels, one at most 127 and one above (what zxing-cpp's
- * fixed-threshold binarizer separates exactly). Stops at the third level, within a few pixels of
- * a photo or camera frame. Four pixels a step where the plane is word-aligned: a rendered symbol's
- * plane is the one that is scanned to its end (about 0.1 ms for 234 x 234 a pixel at a time).
+ * fixed-threshold binarizer separates exactly; grey-levels.ts scans for them).
  */
 export function twoLevels(grey: GreyImage): boolean {
-  const d = grey.data;
-  const n = grey.width * grey.height;
-  if (n === 0) return false;
-  const a = d[0];
-  let b = a;
-  // the bytes up to the first word boundary, then whole words, then the rest
-  const head = Math.min(n, 1 + ((4 - ((d.byteOffset + 1) & 3)) & 3));
-  const words = (n - head) >> 2;
-  let i = 1;
-  for (; i < head; i++) {
-    const v = d[i];
-    if (v === a || v === b) continue;
-    if (b !== a) return false;
-    b = v;
-  }
-  if (words > 0) {
-    const w = new Uint32Array(d.buffer, d.byteOffset + head, words);
-    const A = a * 0x01010101;
-    for (let k = 0; k < words; k++) {
-      const x = w[k] ^ A; // bytes equal to a are 0
-      if (x === 0) continue;
-      if (b !== a) {
-        // every byte of x must be 0 or a ^ b: no byte is nonzero in both x and x ^ (a ^ b)
-        const y = x ^ ((a ^ b) * 0x01010101);
-        if ((nonzeroBytes(x) & nonzeroBytes(y)) === 0) continue;
-        return false;
-      }
-      for (let j = head + 4 * k, end = j + 4; j < end; j++) {
-        const v = d[j];
-        if (v === a || v === b) continue;
-        if (b !== a) return false;
-        b = v;
-      }
-    }
-    i = head + 4 * words;
-  }
-  for (; i < n; i++) {
-    const v = d[i];
-    if (v === a || v === b) continue;
-    if (b !== a) return false;
-    b = v;
-  }
-  return (a <= 127) !== (b <= 127);
-}
-
-/** 0x80 in each byte of the 32-bit word `v` that is not zero, 0 in the others (exact: no carries between bytes). */
-function nonzeroBytes(v: number): number {
-  return (((v & 0x7f7f7f7f) + 0x7f7f7f7f) | v) & 0x80808080;
+  const levels = fewLevels(grey, 2);
+  return levels !== null && levels.length === 2 && (levels[0] <= 127) !== (levels[1] <= 127);
 }
 
 export async function readZXing(grey: GreyImage, formats: readonly ZXingFormat[], maxSymbols: number, speed: Speed = 'balanced'): Promise<ZXingSymbol[]> {

@@ -1,9 +1,10 @@
 // A plane of one grey level (a covered lens, a blank frame, a header declaring a large image over
-// no data) is answered without asking either reader (lib/engine/core.ts readGrey, image.ts
-// uniformPlane): the answer is the one the readers would give, at none of their cost.
+// no data) is answered without asking either reader (lib/engine/core.ts readGrey,
+// grey-levels.ts uniformPlane): the answer is the one the readers would give, at none of their cost.
 import * as assert from 'assert';
 import { runJob, type Readers } from '../../lib/engine/core';
-import { uniformPlane, type GreyImage } from '../../lib/engine/image';
+import { uniformPlane } from '../../lib/engine/grey-levels';
+import type { GreyImage } from '../../lib/engine/image';
 
 describe('engine: blank planes', () => {
   it('uniformPlane: one level at every offset and size, a single other pixel anywhere is seen', () => {
