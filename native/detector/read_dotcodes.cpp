@@ -564,6 +564,24 @@ void endsPast(int edge, int dir, int maxEnds, HasDot&& hasDot, Push&& push) {
 // edge line (a dot counts from 0.7).
 constexpr float kFaintEndDot = 0.3f;
 
+// Whether (r, c) is a lattice position that a longer window `x` adds to `inner`.
+bool addedPosition(int r, int c, int parity, const Extent& inner) { return ((r + c) & 1) == parity && !inner.holds(r, c); }
+
+// The window `x` of a sampling with each value at a position it adds to `inner` replaced by
+// added(value): the added lines read another way, the read's own positions as sampled.
+template <class Added>
+void windowWithAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner, Added&& added, DotGrid& out) {
+  out.rows = x.rows;
+  out.cols = x.cols;
+  out.value.resize(static_cast<size_t>(x.rows) * x.cols);
+  for (int r = 0; r < x.rows; ++r)
+    for (int c = 0; c < x.cols; ++c) {
+      const int R = x.rowMin + r, C = x.colMin + c;
+      const float v = g.at(R - gr0, C - gc0);
+      out.value[static_cast<size_t>(r) * x.cols + c] = addedPosition(R, C, parity, inner) ? added(v) : v;
+    }
+}
+
 // Whether a quarter or more of the lattice positions of `x` outside `inner` read as clear dots:
 // the lines a longer window adds are quiet zone when the inner window is the symbol, and about
 // half dots when they are the symbol's own last lines. (Faint ones are judged by stretchAdded: as
@@ -572,8 +590,7 @@ bool clearDotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent
   int positions = 0, clear = 0;
   for (int r = x.rowMin; r < x.rowMin + x.rows; ++r)
     for (int c = x.colMin; c < x.colMin + x.cols; ++c) {
-      if (((r + c) & 1) != parity) continue;
-      if (inner.holds(r, c)) continue;
+      if (!addedPosition(r, c, parity, inner)) continue;
       ++positions;
       clear += g.at(r - gr0, c - gc0) >= kEndDotLevels[0];
     }
@@ -585,23 +602,13 @@ bool clearDotsAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent
 // clear dot), washed positions left as they are. False when there is nothing faint to stretch.
 constexpr float kFaintEndStretch = 0.1f;
 bool stretchAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner, DotGrid& out) {
-  auto added = [&](int r, int c) {
-    return ((r + c) & 1) == parity && !inner.holds(r, c);
-  };
   float most = 0;
   for (int r = x.rowMin; r < x.rowMin + x.rows; ++r)
     for (int c = x.colMin; c < x.colMin + x.cols; ++c)
-      if (added(r, c) && g.at(r - gr0, c - gc0) != 0.5f) most = std::max(most, g.at(r - gr0, c - gc0));
+      if (addedPosition(r, c, parity, inner) && g.at(r - gr0, c - gc0) != 0.5f) most = std::max(most, g.at(r - gr0, c - gc0));
   if (most < kFaintEndStretch || most >= kEndDotLevels[0]) return false;
-  out.rows = x.rows;
-  out.cols = x.cols;
-  out.value.resize(static_cast<size_t>(x.rows) * x.cols);
-  for (int r = 0; r < x.rows; ++r)
-    for (int c = 0; c < x.cols; ++c) {
-      float v = g.at(x.rowMin + r - gr0, x.colMin + c - gc0);
-      if (added(x.rowMin + r, x.colMin + c) && v != 0.5f) v = std::min(1.0f, v / most);
-      out.value[static_cast<size_t>(r) * x.cols + c] = v;
-    }
+  windowWithAdded(
+      g, gr0, gc0, parity, x, inner, [most](float v) { return v == 0.5f ? v : std::min(1.0f, v / most); }, out);
   return true;
 }
 
@@ -614,20 +621,6 @@ bool stretchAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& 
 // 0.16 (pack-981, where 0.62 of the pairs are ordered) and, where every pair was ordered, 0.05.
 constexpr float kImpliedDotContrast = 0.15f;
 constexpr float kImpliedDotOrder = 0.9f;
-
-// The window `x` of a sampling with the lattice positions outside `inner` erased (0.5): what the
-// grown window reads from the read's own dots alone.
-void eraseAdded(const DotGrid& g, int gr0, int gc0, int parity, const Extent& x, const Extent& inner, DotGrid& out) {
-  out.rows = x.rows;
-  out.cols = x.cols;
-  out.value.resize(static_cast<size_t>(x.rows) * x.cols);
-  for (int r = 0; r < x.rows; ++r)
-    for (int c = 0; c < x.cols; ++c) {
-      const int R = x.rowMin + r, C = x.colMin + c;
-      const bool added = ((R + C) & 1) == parity && !inner.holds(R, C);
-      out.value[static_cast<size_t>(r) * x.cols + c] = added ? 0.5f : g.at(R - gr0, C - gc0);
-    }
-}
 
 // Whether the sampled values at the lattice positions of `x` outside `inner` follow the dots that
 // `sym`, decoded from the window `x`, puts there (kImpliedDotContrast, kImpliedDotOrder). Washed
@@ -650,7 +643,7 @@ bool addedLinesFollow(const DotGrid& g, int gr0, int gc0, int parity, const Exte
   for (int r = 0; r < x.rows; ++r)
     for (int c = 0; c < x.cols; ++c) {
       const int R = x.rowMin + r, C = x.colMin + c;
-      if (((R + C) & 1) != parity || inner.holds(R, C)) continue;
+      if (!addedPosition(R, C, parity, inner)) continue;
       const float v = g.at(R - gr0, C - gc0);
       const int k = implied[static_cast<size_t>(r) * x.cols + c];
       if (v == 0.5f || k < 0) continue;
@@ -663,8 +656,7 @@ bool addedLinesFollow(const DotGrid& g, int gr0, int gc0, int parity, const Exte
     if (set[0].empty() || set[1].empty() || mean(set[1]) - mean(set[0]) < kImpliedDotContrast) return false;
   float ordered = 0;
   for (float dot : all[1])
-    for (float none : all[0]) ordered += dot > none ? 1.0f : dot == none ? 0.5f
-                                                                         : 0.0f;
+    for (float none : all[0]) ordered += dot > none ? 1.0f : (dot == none ? 0.5f : 0.0f);
   return ordered >= kImpliedDotOrder * static_cast<float>(all[1].size() * all[0].size());
 }
 
@@ -1982,7 +1974,8 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
           // at the others, they are the symbol's and the read stopped short (matched, as a filter
           // is, so no level has to be reached).
           DotGrid erased;
-          eraseAdded(wide, wr0, wc0, cand.ctx.parity, x, inner, erased);
+          windowWithAdded(
+              wide, wr0, wc0, cand.ctx.parity, x, inner, [](float) { return 0.5f; }, erased);
           const std::optional<DotCodeSymbol> implied = decodeDotGrid(erased);
           if (implied && implied->bytes != sym->bytes && addedLinesFollow(wide, wr0, wc0, cand.ctx.parity, x, inner, *implied)) tie = true;
         }
