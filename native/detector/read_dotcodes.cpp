@@ -258,7 +258,6 @@ std::vector<Extent> shorterWindows(const Extent& e) {
   for (int alongCols = 0; alongCols < 2; ++alongCols)
     for (int cut = 2; cut <= kLongestCut; cut += 2)
       for (int lo = 0; lo <= cut; ++lo) {
-        const int hi = cut - lo;
         Extent x = e;
         int& start = alongCols ? x.colMin : x.rowMin;
         int& len = alongCols ? x.cols : x.rows;

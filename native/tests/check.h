@@ -2,6 +2,7 @@
 // failure and carries on, REQUIRE stops the case. native_tests runs every case (or those whose
 // name contains argv[1]) and exits non-zero when any failed.
 #pragma once
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -27,6 +28,26 @@ struct Register {
   Register(const char* name, std::function<void()> body) { registry().push_back({name, std::move(body)}); }
 };
 struct Abort {};
+// Thrown by a case that needs a file this checkout does not have (../shared beside it): the case
+// is reported as skipped with the reason, not passed and not failed.
+struct Skip {
+  std::string why;
+};
+inline int& skips() {
+  static int n = 0;
+  return n;
+}
+
+#ifndef DOTCODE_SHARED_DIR
+#define DOTCODE_SHARED_DIR "../shared"
+#endif
+// The path of a file of ../shared (DotCode vectors, FORMAT.md); a case that reads one is skipped
+// with a notice where the checkout has no ../shared beside it.
+inline std::string sharedFile(const std::string& relative) {
+  const std::string path = std::string(DOTCODE_SHARED_DIR) + "/" + relative;
+  if (!std::ifstream(path).good()) throw Skip{path + " is absent"};
+  return path;
+}
 
 // The sanitizer build (tools/fuzz-native.sh, CMake's DOTCODE_SANITIZE) is there to catch memory
 // errors and undefined behaviour, not to measure read rates, and reads each scene ten to fifty

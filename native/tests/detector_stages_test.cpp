@@ -23,10 +23,6 @@
 
 namespace {
 
-#ifndef DOTCODE_SHARED_DIR
-#define DOTCODE_SHARED_DIR "../shared"
-#endif
-
 struct Matrix {
   int rows = 0, cols = 0;
   std::vector<std::string> m;
@@ -35,7 +31,7 @@ struct Matrix {
 // Pulls every "matrix": [...] out of vectors.jsonl (a tiny scan; the file is ours and regular).
 std::vector<Matrix> loadMatrices() {
   std::vector<Matrix> out;
-  std::ifstream in(std::string(DOTCODE_SHARED_DIR) + "/dotcode/vectors.jsonl");
+  std::ifstream in(check::sharedFile("dotcode/vectors.jsonl"));
   std::string line;
   while (std::getline(in, line)) {
     size_t p = line.find("\"matrix\": [");

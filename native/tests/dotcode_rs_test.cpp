@@ -14,7 +14,7 @@
 using namespace dctest;
 
 TEST("dotcode table: generated table equals the one printed in FORMAT.md") {
-  std::ifstream in(std::string(DOTCODE_SHARED_DIR) + "/dotcode/FORMAT.md");
+  std::ifstream in(check::sharedFile("dotcode/FORMAT.md"));
   REQUIRE(in.good());
   std::stringstream ss;
   ss << in.rdbuf();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "check.h"
 #include "dotcode/dotcode_symbol.h"
 #include "dotcode/symbol_layout.h"
 #include "dotcode/symbol_writer.h"
@@ -188,11 +189,7 @@ inline std::string fromHex(const std::string& hex) {
 }
 
 inline std::vector<Vector> loadVectors() {
-#ifdef DOTCODE_SHARED_DIR
-  const std::string path = std::string(DOTCODE_SHARED_DIR) + "/dotcode/vectors.jsonl";
-#else
-  const std::string path = "../shared/dotcode/vectors.jsonl";
-#endif
+  const std::string path = check::sharedFile("dotcode/vectors.jsonl");
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open " + path);
   std::vector<Vector> out;

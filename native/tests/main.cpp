@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
     try {
       c.body();
     } catch (const check::Abort&) {
+    } catch (const check::Skip& s) {
+      ++check::skips();
+      std::cout << "  skipped: " << c.name << " (" << s.why << ")\n";
     } catch (const std::exception& e) {
       check::fail(c.name, 0, std::string("exception: ") + e.what());
     }
@@ -23,6 +26,8 @@ int main(int argc, char** argv) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (seconds >= 2.0) std::cout << "  slow case (" << seconds << " s): " << c.name << "\n";
   }
-  std::cout << run << " native test cases, " << check::failures() << " failures\n";
+  std::cout << run << " native test cases, " << check::failures() << " failures";
+  if (check::skips()) std::cout << ", " << check::skips() << " skipped for want of ../shared";
+  std::cout << "\n";
   return check::failures() == 0 ? 0 : 1;
 }
