@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { mulberry32 } from '../support/seeded';
+import { skipWithoutShared } from '../support/shared-data';
 import { loadAddon } from '../../lib/engine/addon';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
@@ -20,9 +21,9 @@ export interface Vector {
   desc: string; expected_hex: string; gs1: boolean; rows: number; cols: number; matrix: string[];
   eci?: number[]; structapp?: [number, number]; reader_init?: boolean; mask: number; nd_nc: [number, number];
 }
-export function loadVectors(): Vector[] {
-  const dir = process.env.DOTCODE_SHARED_DIR ?? path.join(repoRoot, '..', 'shared');
-  return fs.readFileSync(path.join(dir, 'dotcode', 'vectors.jsonl'), 'utf8')
+/** The shared vectors; the calling test or hook is skipped, with a notice, where ../shared is absent. */
+export function loadVectors(ctx: Mocha.Context): Vector[] {
+  return fs.readFileSync(skipWithoutShared(ctx, 'dotcode/vectors.jsonl'), 'utf8')
     .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Vector);
 }
 

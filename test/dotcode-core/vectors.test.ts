@@ -1,10 +1,13 @@
 // The 79 shared vectors (zint and bwip-js output) through the native addon, all 8 orientations.
 import { strict as assert } from 'assert';
 
-import { decodeGrid, gridFromRows, loadVectors, transform } from './helpers';
+import { decodeGrid, gridFromRows, loadVectors, transform, type Vector } from './helpers';
 
 describe('dotcode-core: shared vectors through the addon', () => {
-  const vectors = loadVectors();
+  let vectors: Vector[] = [];
+  before(function () {
+    vectors = loadVectors(this);
+  });
 
   it('has the 79 vectors', () => assert.equal(vectors.length, 79));
 

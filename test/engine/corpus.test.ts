@@ -5,11 +5,16 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import { close, decode, decodeAll } from '../../lib/engine';
+import { skipWithoutShared } from '../support/shared-data';
 import { corpusDir, folderFormat, folders, readmeCounts, samples } from './corpus';
 
 describe('engine: zxing-samples corpus', function () {
   this.timeout(120_000);
   after(() => close());
+
+  before(function () {
+    skipWithoutShared(this, 'corpus/zxing-samples');
+  });
 
   it('the corpus is there', () => {
     assert.ok(fs.existsSync(corpusDir), `corpus missing at ${corpusDir}`);

@@ -6,7 +6,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { AI_TABLE, aiLabel, GS1_ERROR_CODES } from '../../lib/gs1';
 
-import { dictionaryPath, repoRoot } from './helpers';
+import { skipWithoutShared } from '../support/shared-data';
+import { repoRoot } from './helpers';
 
 interface DictAi {
   ai: string;
@@ -15,9 +16,7 @@ interface DictAi {
   attrs: string[];
 }
 
-function readDictionary(): DictAi[] {
-  const file = dictionaryPath();
-  assert.ok(fs.existsSync(file), `GS1 syntax dictionary not found at ${file} (expected in ../shared/gs1 beside the repo)`);
+function readDictionary(file: string): DictAi[] {
   const out: DictAi[] = [];
   for (const line of fs.readFileSync(file, 'utf8').split(/\r?\n/)) {
     if (line.startsWith('#') || !line.trim()) continue;
@@ -53,7 +52,10 @@ function renderAttrs(ai: string): string[] {
 }
 
 describe('gs1 table vs GS1 Barcode Syntax Dictionary', () => {
-  const dict = readDictionary();
+  let dict: DictAi[] = [];
+  before(function () {
+    dict = readDictionary(skipWithoutShared(this, 'gs1/gs1-syntax-dictionary.txt'));
+  });
 
   it('reads a plausible dictionary (hundreds of AIs)', () => {
     assert.ok(dict.length > 400, `only ${dict.length} AIs read`);
@@ -116,10 +118,11 @@ describe('docs/gs1.md', () => {
 });
 
 describe('tools/gen-gs1-table.js', () => {
-  it('regenerates exactly the committed lib/gs1/ai-table.ts from the dictionary (the table is not stale)', () => {
+  it('regenerates exactly the committed lib/gs1/ai-table.ts from the dictionary (the table is not stale)', function () {
+    const dictionary = skipWithoutShared(this, 'gs1/gs1-syntax-dictionary.txt');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const gen = require(path.join(repoRoot(), 'tools', 'gen-gs1-table.js')) as { render(text: string): { source: string } };
-    const fresh = gen.render(fs.readFileSync(dictionaryPath(), 'utf8')).source;
+    const fresh = gen.render(fs.readFileSync(dictionary, 'utf8')).source;
     const committed = fs.readFileSync(path.join(repoRoot(), 'lib', 'gs1', 'ai-table.ts'), 'utf8');
     assert.ok(fresh === committed, 'lib/gs1/ai-table.ts differs from the generator output: run node tools/gen-gs1-table.js');
   });

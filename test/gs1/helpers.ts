@@ -34,7 +34,3 @@ export function repoRoot(): string {
   }
 }
 
-/** GS1's syntax dictionary, kept beside the repository (../shared/gs1), as in CI. */
-export function dictionaryPath(): string {
-  return path.join(repoRoot(), '..', 'shared', 'gs1', 'gs1-syntax-dictionary.txt');
-}

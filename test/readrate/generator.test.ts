@@ -3,15 +3,14 @@
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
 
 import {
   bwipMatrix, Canvas, CATEGORIES, codewordLayout, damageCost, defaultPose, encode, gs1CheckDigit, gs1ElementString, humanReadable,
   leavesSlack, newLight, renderClean, renderDots, renderSample, Rng, SymbolMapping, washedInImage, washedPositions,
   zintAvailable, zintMatrix, type DotMatrix, type DotStyle, type Gs1Element, type Sample,
 } from '../fixtures/dotcode-render';
+import { skipWithoutShared } from '../support/shared-data';
 
-const VECTORS = path.resolve(__dirname, '../../../../shared/dotcode/vectors.jsonl');
 
 interface Vector {
   encoder: string;
@@ -24,8 +23,9 @@ interface Vector {
   matrix: string[];
 }
 
-function loadVectors(): Vector[] {
-  return readFileSync(VECTORS, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Vector);
+/** The shared vectors; the calling test is skipped, with a notice, where ../shared is absent. */
+function loadVectors(ctx: Mocha.Context): Vector[] {
+  return readFileSync(skipWithoutShared(ctx, 'dotcode/vectors.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Vector);
 }
 
 function matrixRows(m: DotMatrix): string[] {
@@ -76,8 +76,8 @@ describe('DotCode generator (synthetic read-rate images)', function () {
     assert.deepEqual([a.gauss(), a.next(), a.int(0, 1000)], ahead);
   });
 
-  it('bwip-js matrices match every bwip-js vector in vectors.jsonl', () => {
-    const vs = loadVectors().filter((v) => v.encoder.startsWith('bwip-js'));
+  it('bwip-js matrices match every bwip-js vector in vectors.jsonl', function () {
+    const vs = loadVectors(this).filter((v) => v.encoder.startsWith('bwip-js'));
     assert.ok(vs.length >= 3, 'expected bwip-js vectors in vectors.jsonl');
     for (const v of vs) {
       const o = v.options as Record<string, unknown>;
@@ -94,8 +94,8 @@ describe('DotCode generator (synthetic read-rate images)', function () {
     }
   });
 
-  it('bwip-js GS1 matrices match the GS1 vector, and the expected text has GS after variable AIs', () => {
-    const v = loadVectors().find((x) => x.encoder.startsWith('bwip-js') && (x.options as Record<string, unknown>).bcid === 'gs1dotcode')!;
+  it('bwip-js GS1 matrices match the GS1 vector, and the expected text has GS after variable AIs', function () {
+    const v = loadVectors(this).find((x) => x.encoder.startsWith('bwip-js') && (x.options as Record<string, unknown>).bcid === 'gs1dotcode')!;
     const els: Gs1Element[] = [];
     for (const m of v.input.matchAll(/\((\d+)\)([^(]*)/g)) els.push({ ai: m[1], value: m[2] });
     const m = bwipMatrix({ text: gs1ElementString(els), gs1: els });
@@ -103,8 +103,8 @@ describe('DotCode generator (synthetic read-rate images)', function () {
     assert.equal(m.expected.toString('latin1'), v.expected_text);
   });
 
-  it('GS1 element strings: separators and check digits as the zint vectors expect', () => {
-    const zs = loadVectors().filter((v) => v.encoder.startsWith('zint') && (v.options as string[]).includes('--gs1'));
+  it('GS1 element strings: separators and check digits as the zint vectors expect', function () {
+    const zs = loadVectors(this).filter((v) => v.encoder.startsWith('zint') && (v.options as string[]).includes('--gs1'));
     assert.ok(zs.length >= 5);
     for (const v of zs) {
       const els: Gs1Element[] = [];
@@ -117,7 +117,7 @@ describe('DotCode generator (synthetic read-rate images)', function () {
 
   it('zint --dump matrices match every plain zint vector (when zint is installed)', function () {
     if (!zintAvailable()) this.skip();
-    const simple = loadVectors().filter((v) => {
+    const simple = loadVectors(this).filter((v) => {
       if (!v.encoder.startsWith('zint')) return false;
       const o = v.options as string[];
       return o.every((x, i) => ['--dump', '-b', 'DOTCODE', '-d', '--gs1'].includes(x) || /^--(mask|cols)=\d+$/.test(x) || o[i - 1] === '-b' || o[i - 1] === '-d');
@@ -137,8 +137,8 @@ describe('DotCode generator (synthetic read-rate images)', function () {
     }
   });
 
-  it('codeword layout (capacity.ts) agrees with every vector: codeword count, 5-dot patterns', () => {
-    for (const v of loadVectors() as Array<Vector & { codewords: number[] }>) {
+  it('codeword layout (capacity.ts) agrees with every vector: codeword count, 5-dot patterns', function () {
+    for (const v of loadVectors(this) as Array<Vector & { codewords: number[] }>) {
       const bits = Uint8Array.from(v.matrix.join(''), (ch) => (ch === '1' ? 1 : 0));
       const L = codewordLayout(v.rows, v.cols);
       assert.equal(L.nw, v.codewords.length, v.desc);
