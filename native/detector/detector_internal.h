@@ -498,6 +498,13 @@ constexpr float kMaxInkShare = 0.80f;
 float latticeInkShare(const DotGrid& grid, int gridRow0, int gridCol0, const LatticeFit& fit, int parity);
 bool plausibleInkShare(float share);
 
+// Cuts a lattice's box to the run of lines that look like DotCode lines (lattice_evidence.cpp): a
+// symbol inks only the positions of its checkerboard parity, while the text beside it, a glare
+// patch or the pack's texture that its growth ran into ink the positions between them too. Keeps
+// the fit's dots inside the cut; false, the fit untouched, when no cut of at least 5 x 5 lines
+// leaves lines out.
+bool cutToCodeLines(const SampleContext& ctx, LatticeFit& fit);
+
 void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
 // `evidence`, when given, receives the values of the lattice's own box as the lattice dots' level
 // alone gives them (dark dots also take it from the positions themselves), for latticeInkShare;

@@ -7,6 +7,10 @@
 // noise holds whatever share its growth picked up (0.22-0.99 in empty frames). Such a lattice
 // cannot decode under any extent, so its hypotheses and its extension over the image are skipped:
 // in an empty frame they are most of what a decoy lattice costs.
+//
+// The same evidence line by line: a DotCode inks only the positions of its own checkerboard, so a
+// lattice that grew from a symbol into the text beside it, a glare patch or a foil print is cut
+// to its lines that ink none between their dots (cutToCodeLines) and read again.
 #include "detector/detector_internal.h"
 
 namespace dc {
@@ -31,6 +35,132 @@ float latticeInkShare(const DotGrid& grid, int gridRow0, int gridCol0, const Lat
 }
 
 bool plausibleInkShare(float share) { return share >= kMinInkShare && share <= kMaxInkShare; }
+
+}  // namespace det
+}  // namespace dc
+
+namespace dc {
+namespace det {
+
+namespace {
+
+// A DotCode line: at most this share of the positions between its dots (the other parity) inked,
+// and at least this share of its own positions (every line of a symbol carries dots; a quiet
+// zone none).
+constexpr float kMaxOffParityInk = 0.15f;
+constexpr float kMinOwnInk = 0.15f;
+constexpr int kMinCodeLines = 5;
+constexpr int kMinOwnPositions = 5;
+constexpr float kMinCutInk = 0.40f, kMaxCutInk = 0.64f;
+// A position's neighbourhood shows ink only with this share of the lattice's contrast.
+constexpr float kMinLocalContrast = 0.3f;
+// Boxes larger than this are not cut (a lattice of that size is a texture's or a large symbol's).
+constexpr int kMaxCutPositions = 12000;
+
+struct InkedPositions {
+  int rows, cols, parity;
+  std::vector<uint8_t> inked;
+  bool at(int r, int c) const { return inked[static_cast<size_t>(r) * cols + c] != 0; }
+};
+
+// The longest run of lines in [lo, hi] (rows, or columns when !rows) over the cross range
+// [from, to] that ink few positions of the other parity and some of their own.
+bool longestCodeRun(const InkedPositions& p, bool rows, int lo, int hi, int from, int to, int& runLo, int& runHi) {
+  int bestLen = 0, start = -1;
+  auto codeLine = [&](int k) {
+    int own = 0, ownN = 0, off = 0, offN = 0;
+    for (int x = from; x <= to; ++x) {
+      const int r = rows ? k : x, c = rows ? x : k;
+      const bool mine = ((r + c) & 1) == p.parity;
+      (mine ? ownN : offN) += 1;
+      if (p.at(r, c)) (mine ? own : off) += 1;
+    }
+    // (a single stray position is allowed on the short lines across a symbol, which may also
+    // be empty: a padding column)
+    return offN > 0 && off <= kMaxOffParityInk * offN + 0.5f && (ownN < kMinOwnPositions || own >= kMinOwnInk * ownN);
+  };
+  for (int k = lo; k <= hi + 1; ++k) {
+    const bool code = k <= hi && codeLine(k);
+    if (code && start < 0) start = k;
+    if (!code && start >= 0) {
+      if (k - start > bestLen) bestLen = k - start, runLo = start, runHi = k - 1;
+      start = -1;
+    }
+  }
+  return bestLen > 0;
+}
+
+}  // namespace
+
+bool cutToCodeLines(const SampleContext& ctx, LatticeFit& fit) {
+  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
+  const float contrast = ctx.lightLevel - ctx.darkLevel;
+  if (H < kMinCodeLines || W < kMinCodeLines || H * W > kMaxCutPositions || contrast < 8) return false;
+  // Inked: darker (in the dark form) than halfway between the lightest and the darkest position
+  // within two lines, where those differ by a contrast (the lattice's dots' levels, taken over a
+  // lattice that is partly glare or text, say little about the symbol's own part).
+  std::vector<float> I(static_cast<size_t>(H) * W);
+  const uint8_t xm = ctx.dark ? 0 : 0xFF;
+  const float rad = std::max(0.5f, 0.25f * ctx.pitch);
+  for (int r = 0; r < H; ++r)
+    for (int c = 0; c < W; ++c)
+      I[static_cast<size_t>(r) * W + c] =
+          sampleDisc(*ctx.img, ctx.mapper->map(static_cast<float>(fit.rowMin + r), static_cast<float>(fit.colMin + c)), rad, xm);
+  InkedPositions p{H, W, ((fit.rowMin + fit.colMin) & 1) == ctx.parity ? 0 : 1, std::vector<uint8_t>(static_cast<size_t>(H) * W)};
+  const float minContrast = std::max(8.0f, kMinLocalContrast * contrast);
+  for (int r = 0; r < H; ++r)
+    for (int c = 0; c < W; ++c) {
+      float lo = 255, hi = 0;
+      for (int rr = std::max(0, r - 2); rr <= std::min(H - 1, r + 2); ++rr)
+        for (int cc = std::max(0, c - 2); cc <= std::min(W - 1, c + 2); ++cc) {
+          lo = std::min(lo, I[static_cast<size_t>(rr) * W + cc]);
+          hi = std::max(hi, I[static_cast<size_t>(rr) * W + cc]);
+        }
+      p.inked[static_cast<size_t>(r) * W + c] = hi - lo >= minContrast && I[static_cast<size_t>(r) * W + c] < 0.5f * (lo + hi);
+    }
+  // Rows over the columns kept, then columns over the rows kept, twice: a line of the symbol
+  // that runs on into text counts as text until the other direction has dropped the text's part.
+  int r0 = 0, r1 = H - 1, c0 = 0, c1 = W - 1;
+  for (int round = 0; round < 2; ++round) {
+    if (!longestCodeRun(p, true, r0, r1, c0, c1, r0, r1) || r1 - r0 + 1 < kMinCodeLines) return false;
+    if (!longestCodeRun(p, false, c0, c1, r0, r1, c0, c1) || c1 - c0 + 1 < kMinCodeLines) return false;
+  }
+  // the window's end lines carry a dot (every edge line of a DotCode does)
+  auto anyOwn = [&](bool rows, int k, int from, int to) {
+    for (int x = from; x <= to; ++x) {
+      const int r = rows ? k : x, c = rows ? x : k;
+      if (((r + c) & 1) == p.parity && p.at(r, c)) return true;
+    }
+    return false;
+  };
+  while (r1 > r0 && !anyOwn(true, r0, c0, c1)) ++r0;
+  while (r1 > r0 && !anyOwn(true, r1, c0, c1)) --r1;
+  while (c1 > c0 && !anyOwn(false, c0, r0, r1)) ++c0;
+  while (c1 > c0 && !anyOwn(false, c1, r0, r1)) --c1;
+  if (r1 - r0 + 1 < kMinCodeLines || c1 - c0 + 1 < kMinCodeLines) return false;
+  if (r0 == 0 && r1 == H - 1 && c0 == 0 && c1 == W - 1) return false;
+  // The cut itself inked like DotCode content (about 5/9 of its own positions, as
+  // latticeInkShare; measured here on the local contrast); decoys' cuts are mostly fuller or emptier.
+  int own = 0, ownN = 0;
+  for (int r = r0; r <= r1; ++r)
+    for (int c = c0 + ((r + c0 + p.parity) & 1); c <= c1; c += 2) {
+      ++ownN;
+      own += p.at(r, c) ? 1 : 0;
+    }
+  if (own < kMinCutInk * ownN || own > kMaxCutInk * ownN) return false;
+  std::vector<LatticeDot> kept;
+  for (const LatticeDot& d : fit.dots) {
+    const int r = d.row - fit.rowMin, c = d.col - fit.colMin;
+    if (r >= r0 && r <= r1 && c >= c0 && c <= c1) kept.push_back(d);
+  }
+  if (kept.size() < 15) return false;
+  fit.dots.swap(kept);
+  fit.rowMax = fit.rowMin + r1;
+  fit.rowMin += r0;
+  fit.colMax = fit.colMin + c1;
+  fit.colMin += c0;
+  return true;
+}
 
 }  // namespace det
 }  // namespace dc

@@ -2057,6 +2057,14 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       // beside a pack symbol): read again through the homography (GridMapper::bentByStrays).
       if (got == 0 && cand.mapper.bentByStrays() && Clock::now() < deadline)
         got = retry(LatticeFit(cand.fit), nullptr, "mapped by its homography", nullptr, true);
+      // A lattice grown from a symbol into the text beside it or a glare patch: its DotCode
+      // lines alone, mapped by their own dots, which the reach of a short wide lattice then
+      // follows to the symbol's ends. (Not for live frames, whose empty ones pay only the fast
+      // pass's own work. The cut is not extended over the image as well: that read two more of
+      // 400 pack renders, but its extensions ran on into glare and put corners 20-25 px off.)
+      LatticeFit cut = cand.fit;
+      if (got == 0 && options.tryHarder && Clock::now() < deadline && cutToCodeLines(cand.ctx, cut))
+        got = retry(std::move(cut), nullptr, "cut to its DotCode lines", nullptr);
     }
     if (got <= 0) return got;
     return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;
