@@ -276,6 +276,8 @@ std::vector<Extent> shorterWindows(const Extent& e) {
 // one codeword short of such a symbol (1 in 113), where glare or blur hid its last lines, reads
 // the text cut short. (Two words short needs two zero words: 1 in 12,769.)
 constexpr int kLongerWindowLines = 4;
+// A read with at most this many check words to spare whose grown window adds clear dots is refused.
+constexpr int kMaxSpareShortOfDots = 2;
 std::vector<Extent> longerWindows(const Extent& e) {
   std::vector<Extent> out;
   for (int alongCols = 0; alongCols < 2; ++alongCols)
@@ -1950,7 +1952,15 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         for (const Extent& x : longerWindows(inner)) {
           if (!cornersInside(cand.ctx, x)) continue;  // (past the image's edge its edge pixels repeat)
           std::optional<DotCodeSymbol> outer = decodeSoftThenHard(x, cut, &aroundRead);
-          if (outer && outer->bytes == sym->bytes) continue;
+          // The symbol goes on past the read (clear dots on the added lines) and the read is at
+          // its correction limit: a window cut short of a symbol, whose missing lines' codewords
+          // are erasures, decodes to another text at that limit, and so may the window 2 lines
+          // longer (pack-dark-230: 6 x 51 and 6 x 53 windows of a 6 x 67 symbol, 5 erasures of 7
+          // check words).
+          if (outer && outer->bytes == sym->bytes) {
+            if (sym->ecBudget - best <= kMaxSpareShortOfDots && clearDotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner)) tie = true;
+            continue;
+          }
           if (outer) {
             tie = tie || cost(*outer) <= costOfInner() || clearDotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
             losers.push_back(outer->bytes);

@@ -105,6 +105,15 @@ describe('DotCode detector (native readImageSync)', function () {
     assert.equal(res[0].via, 'dotcode:inverted');
   });
 
+  it('refuses a window cut short of a dark-ink pack symbol at its correction limit, and reads the symbol', async function () {
+    // pack-dark/230 (6 x 67): a 6 x 51 window, and the same 2 lines longer, decoded another text
+    // with 5 erasures of 7 check words; the lines past them hold the symbol's own dots
+    // (read_dotcodes.cpp, kMaxSpareShortOfDots). The only misread among 1,200 pack renders.
+    const s = await renderSample('pack-dark', 230);
+    const texts = addon.readImageSync(s.grey, s.width, s.height, { timeBudgetMs: 10000 }).map((r) => Buffer.from(r.bytes).toString('latin1'));
+    assert.deepEqual(texts, [s.expectedText]);
+  });
+
   it('returns every symbol of a frame holding two', async function () {
     const a = await renderSample('clean', 2001);
     const b = await renderSample('clean', 2002);
