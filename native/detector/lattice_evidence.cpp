@@ -36,12 +36,6 @@ float latticeInkShare(const DotGrid& grid, int gridRow0, int gridCol0, const Lat
 
 bool plausibleInkShare(float share) { return share >= kMinInkShare && share <= kMaxInkShare; }
 
-}  // namespace det
-}  // namespace dc
-
-namespace dc {
-namespace det {
-
 namespace {
 
 // A DotCode line: at most this share of the positions between its dots (the other parity) inked,
@@ -58,26 +52,36 @@ constexpr float kMinLocalContrast = 0.3f;
 constexpr int kMaxCutPositions = 12000;
 
 struct InkedPositions {
-  int rows, cols, parity;
+  int cols, parity;
   std::vector<uint8_t> inked;
   bool at(int r, int c) const { return inked[static_cast<size_t>(r) * cols + c] != 0; }
 };
+
+// The inked positions of line k (a row, or a column when !rows) over the cross range [from, to],
+// of its own parity and of the other.
+struct LineInk {
+  int own = 0, ownN = 0, off = 0, offN = 0;
+};
+LineInk lineInk(const InkedPositions& p, bool rows, int k, int from, int to) {
+  LineInk n;
+  for (int x = from; x <= to; ++x) {
+    const int r = rows ? k : x, c = rows ? x : k;
+    const bool mine = ((r + c) & 1) == p.parity;
+    (mine ? n.ownN : n.offN) += 1;
+    if (p.at(r, c)) (mine ? n.own : n.off) += 1;
+  }
+  return n;
+}
 
 // The longest run of lines in [lo, hi] (rows, or columns when !rows) over the cross range
 // [from, to] that ink few positions of the other parity and some of their own.
 bool longestCodeRun(const InkedPositions& p, bool rows, int lo, int hi, int from, int to, int& runLo, int& runHi) {
   int bestLen = 0, start = -1;
   auto codeLine = [&](int k) {
-    int own = 0, ownN = 0, off = 0, offN = 0;
-    for (int x = from; x <= to; ++x) {
-      const int r = rows ? k : x, c = rows ? x : k;
-      const bool mine = ((r + c) & 1) == p.parity;
-      (mine ? ownN : offN) += 1;
-      if (p.at(r, c)) (mine ? own : off) += 1;
-    }
+    const LineInk n = lineInk(p, rows, k, from, to);
     // (a single stray position is allowed on the short lines across a symbol, which may also
     // be empty: a padding column)
-    return offN > 0 && off <= kMaxOffParityInk * offN + 0.5f && (ownN < kMinOwnPositions || own >= kMinOwnInk * ownN);
+    return n.offN > 0 && n.off <= kMaxOffParityInk * n.offN + 0.5f && (n.ownN < kMinOwnPositions || n.own >= kMinOwnInk * n.ownN);
   };
   for (int k = lo; k <= hi + 1; ++k) {
     const bool code = k <= hi && codeLine(k);
@@ -106,7 +110,7 @@ bool cutToCodeLines(const SampleContext& ctx, LatticeFit& fit) {
     for (int c = 0; c < W; ++c)
       I[static_cast<size_t>(r) * W + c] =
           sampleDisc(*ctx.img, ctx.mapper->map(static_cast<float>(fit.rowMin + r), static_cast<float>(fit.colMin + c)), rad, xm);
-  InkedPositions p{H, W, ((fit.rowMin + fit.colMin) & 1) == ctx.parity ? 0 : 1, std::vector<uint8_t>(static_cast<size_t>(H) * W)};
+  InkedPositions p{W, ((fit.rowMin + fit.colMin) & 1) == ctx.parity ? 0 : 1, std::vector<uint8_t>(static_cast<size_t>(H) * W)};
   const float minContrast = std::max(8.0f, kMinLocalContrast * contrast);
   for (int r = 0; r < H; ++r)
     for (int c = 0; c < W; ++c) {
@@ -126,27 +130,20 @@ bool cutToCodeLines(const SampleContext& ctx, LatticeFit& fit) {
     if (!longestCodeRun(p, false, c0, c1, r0, r1, c0, c1) || c1 - c0 + 1 < kMinCodeLines) return false;
   }
   // the window's end lines carry a dot (every edge line of a DotCode does)
-  auto anyOwn = [&](bool rows, int k, int from, int to) {
-    for (int x = from; x <= to; ++x) {
-      const int r = rows ? k : x, c = rows ? x : k;
-      if (((r + c) & 1) == p.parity && p.at(r, c)) return true;
-    }
-    return false;
-  };
-  while (r1 > r0 && !anyOwn(true, r0, c0, c1)) ++r0;
-  while (r1 > r0 && !anyOwn(true, r1, c0, c1)) --r1;
-  while (c1 > c0 && !anyOwn(false, c0, r0, r1)) ++c0;
-  while (c1 > c0 && !anyOwn(false, c1, r0, r1)) --c1;
+  while (r1 > r0 && lineInk(p, true, r0, c0, c1).own == 0) ++r0;
+  while (r1 > r0 && lineInk(p, true, r1, c0, c1).own == 0) --r1;
+  while (c1 > c0 && lineInk(p, false, c0, r0, r1).own == 0) ++c0;
+  while (c1 > c0 && lineInk(p, false, c1, r0, r1).own == 0) --c1;
   if (r1 - r0 + 1 < kMinCodeLines || c1 - c0 + 1 < kMinCodeLines) return false;
   if (r0 == 0 && r1 == H - 1 && c0 == 0 && c1 == W - 1) return false;
   // The cut itself inked like DotCode content (about 5/9 of its own positions, as
   // latticeInkShare; measured here on the local contrast); decoys' cuts are mostly fuller or emptier.
   int own = 0, ownN = 0;
-  for (int r = r0; r <= r1; ++r)
-    for (int c = c0 + ((r + c0 + p.parity) & 1); c <= c1; c += 2) {
-      ++ownN;
-      own += p.at(r, c) ? 1 : 0;
-    }
+  for (int r = r0; r <= r1; ++r) {
+    const LineInk n = lineInk(p, true, r, c0, c1);
+    own += n.own;
+    ownN += n.ownN;
+  }
   if (own < kMinCutInk * ownN || own > kMaxCutInk * ownN) return false;
   std::vector<LatticeDot> kept;
   for (const LatticeDot& d : fit.dots) {

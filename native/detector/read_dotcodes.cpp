@@ -1952,17 +1952,18 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         for (const Extent& x : longerWindows(inner)) {
           if (!cornersInside(cand.ctx, x)) continue;  // (past the image's edge its edge pixels repeat)
           std::optional<DotCodeSymbol> outer = decodeSoftThenHard(x, cut, &aroundRead);
+          const bool dotsPast = clearDotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
           // The symbol goes on past the read (clear dots on the added lines) and the read is at
           // its correction limit: a window cut short of a symbol, whose missing lines' codewords
           // are erasures, decodes to another text at that limit, and so may the window 2 lines
           // longer (pack-dark-230: 6 x 51 and 6 x 53 windows of a 6 x 67 symbol, 5 erasures of 7
           // check words).
           if (outer && outer->bytes == sym->bytes) {
-            if (sym->ecBudget - best <= kMaxSpareShortOfDots && clearDotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner)) tie = true;
+            tie = tie || (dotsPast && sym->ecBudget - best <= kMaxSpareShortOfDots);
             continue;
           }
           if (outer) {
-            tie = tie || cost(*outer) <= costOfInner() || clearDotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
+            tie = tie || cost(*outer) <= costOfInner() || dotsPast;
             losers.push_back(outer->bytes);
           }
           // The added lines read at their own contrast: where they are the symbol's own last
@@ -2072,9 +2073,10 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       // follows to the symbol's ends. (Not for live frames, whose empty ones pay only the fast
       // pass's own work. The cut is not extended over the image as well: that read two more of
       // 400 pack renders, but its extensions ran on into glare and put corners 20-25 px off.)
-      LatticeFit cut = cand.fit;
-      if (got == 0 && options.tryHarder && Clock::now() < deadline && cutToCodeLines(cand.ctx, cut))
-        got = retry(std::move(cut), nullptr, "cut to its DotCode lines", nullptr);
+      if (got == 0 && options.tryHarder && Clock::now() < deadline) {
+        LatticeFit cut = cand.fit;
+        if (cutToCodeLines(cand.ctx, cut)) got = retry(std::move(cut), nullptr, "cut to its DotCode lines", nullptr);
+      }
     }
     if (got <= 0) return got;
     return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;

@@ -2,7 +2,7 @@
 // interleaved Reed-Solomon check words and places the bit stream on the grid. It is not a DotCode
 // encoder (no text -> codewords, no mask choice); tests, benches and fuzz targets use it to build
 // symbols from chosen codewords and to damage them in controlled ways, and the detector to see
-// where a decoded symbol puts its dots (read_dotcodes.cpp, addedLinesMatch).
+// where a decoded symbol puts its dots (read_dotcodes.cpp, addedLinesFollow).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -9,6 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import sharp from 'sharp';
 
+import { corpusDir } from '../engine/corpus';
 import { renderSample, type Category } from '../fixtures/dotcode-render';
 import { loadAddon } from '../../lib/engine/addon';
 import { dotcodeOptions } from '../../lib/engine/speed';
@@ -17,8 +18,6 @@ import { dotcodeOptions } from '../../lib/engine/speed';
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const bwipjs = require('bwip-js') as { toBuffer(o: Record<string, unknown>): Promise<Buffer> };
 
-const repoRoot = path.resolve(__dirname, '../../..');
-const corpus = path.join(repoRoot, '..', 'shared', 'corpus', 'zxing-samples');
 
 const addon = loadAddon();
 
@@ -36,11 +35,11 @@ describe('DotCode detector (native readImageSync)', function () {
     // on this machine idle, over mocha's 60 s when another build shares its two cores (a timeout,
     // not a read). Read as decode() reads a still image: more budget is more chances to misread.
     this.timeout(240_000);
-    if (!fs.existsSync(corpus)) this.skip();
+    if (!fs.existsSync(corpusDir)) this.skip();
     const hits: string[] = [];
     let images = 0;
-    for (const dir of fs.readdirSync(corpus).sort()) {
-      const full = path.join(corpus, dir);
+    for (const dir of fs.readdirSync(corpusDir).sort()) {
+      const full = path.join(corpusDir, dir);
       if (!fs.statSync(full).isDirectory()) continue;
       for (const f of fs.readdirSync(full).sort()) {
         if (!/\.(png|jpe?g|webp)$/i.test(f)) continue;

@@ -2,9 +2,10 @@
 // corpus test and by bench/engine-symbologies.ts.
 import * as fs from 'fs';
 import * as path from 'path';
+import { sharedPath } from '../support/shared-data';
 
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
-export const corpusDir = path.join(repoRoot, '..', 'shared', 'corpus', 'zxing-samples');
+export const corpusDir = sharedPath('corpus/zxing-samples');
 
 export interface Sample {
   folder: string;

@@ -5,9 +5,6 @@ import * as path from 'node:path';
 /** The repository root (this file compiles to dist/test/support/). */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
 
-/** The shared data folder that sits beside the checkout (SPEC, vectors, corpus, GS1 dictionary). */
-export const sharedDir = path.join(repoRoot, '..', 'shared');
-
 /** mulberry32: a seeded generator of numbers in [0, 1); small, fast, reproducible. */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

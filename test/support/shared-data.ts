@@ -4,11 +4,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { sharedDir } from './seeded';
+import { repoRoot } from './seeded';
 
 /** Where `relative` lies in ../shared (DOTCODE_SHARED_DIR overrides the folder). */
 export function sharedPath(relative: string): string {
-  return path.join(process.env.DOTCODE_SHARED_DIR ?? sharedDir, relative);
+  return path.join(process.env.DOTCODE_SHARED_DIR ?? path.join(repoRoot, '..', 'shared'), relative);
 }
 
 /**
