@@ -74,6 +74,7 @@ struct Workspace {
   std::vector<uint32_t> integral;
   std::vector<uint8_t> sharpened;
   std::vector<uint8_t> half;
+  int passRuns = 0;  // runPass calls so far: tells the lattices of one run (one blob list) apart
 };
 
 Workspace& workspace() {
@@ -413,6 +414,8 @@ constexpr int kLargeDeblurRegions = 2;
 // (the renderer's negative-7, 1920x1080: 4.5) would pay 85% more for nothing.
 constexpr float kLargeDeblurEdgeWidth = 8.0f;
 constexpr int kLastStageExtendedLattices = 4;
+// Unread lattices of one pass run kept as parts a later lattice of the run may be joined to.
+constexpr size_t kMaxParts = 6;
 
 // Light dots under defocus (defocusedPeaks). The image's edge width (ImageBlurCues): 2.1-3.1 px on
 // the five empty 720p frames, 5.4 and over on the real pack photos under a Gaussian of 1.5 px (3.1
@@ -834,6 +837,7 @@ struct Candidate {
   // decoys have used up the image's kMaxExtendedLattices, so its lattices have an allowance of
   // their own (kLastStageExtendedLattices).
   bool lastStage = false;
+  int passRun = 0;  // the runPass call that fitted it (its blobs are that run's)
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
@@ -958,6 +962,7 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     }
   PPROF("   %zu clusters (largest %zu), grouped at %.2f ms\n", clusters.size(), clusters.empty() ? 0 : clusters[0].size(), msSince());
   std::vector<uint8_t> used(ws.blobs.size(), 0);
+  const int run = ++ws.passRuns;
   int tried = 0;
   for (const auto& cluster : clusters) {
     if (++tried > 24 || Clock::now() > deadline) break;
@@ -1019,6 +1024,7 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     cand.ctx.index = &index;
     cand.blobs = &ws.blobs;
     cand.dark = pass.dark;
+    cand.passRun = run;
     calibrateLevels(cand.ctx, ws.blobs, cand.fit);
     PPROF("     candidate %dx%d at %.2f ms\n", cand.fit.rowMax - cand.fit.rowMin + 1, cand.fit.colMax - cand.fit.colMin + 1, msSince());
     if (!onCandidate(cand)) return;
@@ -2024,6 +2030,13 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     return 0;
   };
   int extended = 0, extendedLast = 0;
+  // Lattices of the current pass run that did not read: parts of a symbol that a glare band or a
+  // crease split (joinLattices).
+  struct Part {
+    int run;
+    LatticeFit fit;
+  };
+  std::vector<Part> parts;
   runAllPasses(image, options, deadline, halveDeblurred, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
@@ -2077,6 +2090,18 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         LatticeFit cut = cand.fit;
         if (cutToCodeLines(cand.ctx, cut)) got = retry(std::move(cut), nullptr, "cut to its DotCode lines", nullptr);
       }
+    }
+    // One part of a symbol that a washed-out band or a crease split, the other part an earlier
+    // lattice of this pass: the two joined into one (still images only, as the cut).
+    if (got == 0 && options.tryHarder && !cand.notDotCode) {
+      if (!parts.empty() && parts.front().run != cand.passRun) parts.clear();
+      std::vector<LatticeFit> joined;
+      for (size_t i = 0; i < parts.size() && got == 0; ++i) {
+        joinLattices(*cand.blobs, parts[i].fit, cand.fit, joined);
+        for (size_t k = 0; k < joined.size() && got == 0 && Clock::now() < deadline; ++k)
+          got = retry(std::move(joined[k]), nullptr, "joined with another part of its symbol", nullptr);
+      }
+      if (got == 0 && parts.size() < kMaxParts) parts.push_back({cand.passRun, cand.fit});
     }
     if (got <= 0) return got;
     return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;
