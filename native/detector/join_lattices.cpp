@@ -111,7 +111,8 @@ std::vector<LatticeDot> facingEnd(const std::vector<Blob>& blobs, const LatticeF
 // midway between the two ends; their difference is the shift. Perspective makes the pitch grow
 // along the symbol: the near part's end pitch, carried over half the gap, counts the lines there
 // a little high and the far part's a little low, and the two errors cancel to first order (one
-// map carried over the whole gap, or one linear map for both parts, is off by lines).
+// map carried over the whole gap, or one linear map for both parts, is off by lines). Along the
+// join, that is; across it, see below.
 bool estimateShift(const std::vector<Blob>& blobs, const LatticeFit& other, const LatticeFit& fit, const Axes& axes,
                    double& er, double& ec) {
   double ao[6], af[6];
@@ -136,6 +137,19 @@ bool estimateShift(const std::vector<Blob>& blobs, const LatticeFit& other, cons
   applyAffine(lf, mx, my, frow, fcol);
   er = frow - (axes.p[0] * orow + axes.p[1] * ocol);
   ec = fcol - (axes.p[2] * orow + axes.p[3] * ocol);
+  // Across the joined axis the lines are straight (a line stays a line in perspective), and each
+  // part's whole length fixes their direction better than its end does: the shift across comes
+  // from the whole parts' maps.
+  applyAffine(ao, mx, my, orow, ocol);
+  applyAffine(af, mx, my, frow, fcol);
+  double cr = 0, cc = 0, tr, tc;
+  for (const LatticeDot& d : fit.dots) cr += d.row, cc += d.col;
+  cr /= fit.dots.size(), cc /= fit.dots.size();
+  applyAffine(af, ox, oy, tr, tc);
+  if (std::fabs(tc - cc) >= std::fabs(tr - cr))
+    er = frow - (axes.p[0] * orow + axes.p[1] * ocol);
+  else
+    ec = fcol - (axes.p[2] * orow + axes.p[3] * ocol);
   return true;
 }
 

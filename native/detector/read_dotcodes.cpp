@@ -74,7 +74,6 @@ struct Workspace {
   std::vector<uint32_t> integral;
   std::vector<uint8_t> sharpened;
   std::vector<uint8_t> half;
-  int passRuns = 0;  // runPass calls so far: tells the lattices of one run (one blob list) apart
 };
 
 Workspace& workspace() {
@@ -414,8 +413,8 @@ constexpr int kLargeDeblurRegions = 2;
 // (the renderer's negative-7, 1920x1080: 4.5) would pay 85% more for nothing.
 constexpr float kLargeDeblurEdgeWidth = 8.0f;
 constexpr int kLastStageExtendedLattices = 4;
-// Unread lattices of one pass run kept as parts a later lattice of the run may be joined to.
-constexpr size_t kMaxParts = 6;
+// Unread lattices of an image kept as parts a later lattice may be joined to.
+constexpr size_t kMaxParts = 12;
 
 // Light dots under defocus (defocusedPeaks). The image's edge width (ImageBlurCues): 2.1-3.1 px on
 // the five empty 720p frames, 5.4 and over on the real pack photos under a Gaussian of 1.5 px (3.1
@@ -837,7 +836,6 @@ struct Candidate {
   // decoys have used up the image's kMaxExtendedLattices, so its lattices have an allowance of
   // their own (kLastStageExtendedLattices).
   bool lastStage = false;
-  int passRun = 0;  // the runPass call that fitted it (its blobs are that run's)
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
@@ -962,7 +960,6 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     }
   PPROF("   %zu clusters (largest %zu), grouped at %.2f ms\n", clusters.size(), clusters.empty() ? 0 : clusters[0].size(), msSince());
   std::vector<uint8_t> used(ws.blobs.size(), 0);
-  const int run = ++ws.passRuns;
   int tried = 0;
   for (const auto& cluster : clusters) {
     if (++tried > 24 || Clock::now() > deadline) break;
@@ -1024,7 +1021,6 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     cand.ctx.index = &index;
     cand.blobs = &ws.blobs;
     cand.dark = pass.dark;
-    cand.passRun = run;
     calibrateLevels(cand.ctx, ws.blobs, cand.fit);
     PPROF("     candidate %dx%d at %.2f ms\n", cand.fit.rowMax - cand.fit.rowMin + 1, cand.fit.colMax - cand.fit.colMin + 1, msSince());
     if (!onCandidate(cand)) return;
@@ -2030,13 +2026,21 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     return 0;
   };
   int extended = 0, extendedLast = 0;
-  // Lattices of the current pass run that did not read: parts of a symbol that a glare band or a
-  // crease split (joinLattices).
+  // Lattices that did not read, kept as parts of a symbol that a glare band or a crease split
+  // (joinLattices), in image coordinates: each pass reads its own crop at its own scale, and the
+  // other part of a symbol may have come from another pass.
   struct Part {
-    int run;
-    LatticeFit fit;
+    bool dark;
+    std::vector<Blob> dots;  // image coordinates, in the order of fit.dots
+    LatticeFit fit;          // its blob indices index dots; its pitch in image pixels
   };
   std::vector<Part> parts;
+  auto scaledBlob = [](Blob b, float scale, float dx, float dy) {
+    b.x = (b.x + dx) * scale, b.y = (b.y + dy) * scale, b.d *= scale;
+    b.w = static_cast<int>(std::lround(b.w * scale)), b.h = static_cast<int>(std::lround(b.h * scale));
+    b.area = static_cast<int>(std::lround(b.area * scale * scale));
+    return b;
+  };
   runAllPasses(image, options, deadline, halveDeblurred, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
@@ -2092,16 +2096,50 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       }
     }
     // One part of a symbol that a washed-out band or a crease split, the other part an earlier
-    // lattice of this pass: the two joined into one (still images only, as the cut).
+    // lattice of the same polarity: the two joined into one (still images only, as the cut). The
+    // other part's dots are brought into this pass's crop and scale (and added to its blobs
+    // when a join is tried).
     if (got == 0 && options.tryHarder && !cand.notDotCode) {
-      if (!parts.empty() && parts.front().run != cand.passRun) parts.clear();
+      const std::vector<Blob>& blobs = *cand.blobs;
+      const GreyImage& img = *cand.ctx.img;
+      std::vector<Blob> local;
       std::vector<LatticeFit> joined;
-      for (size_t i = 0; i < parts.size() && got == 0; ++i) {
-        joinLattices(*cand.blobs, parts[i].fit, cand.fit, joined);
+      for (size_t i = 0; i < parts.size() && got == 0 && Clock::now() < deadline; ++i) {
+        const Part& part = parts[i];
+        if (part.dark != cand.dark) continue;
+        LatticeFit own = cand.fit, other = part.fit;
+        local.clear();
+        for (LatticeDot& d : own.dots) {
+          local.push_back(blobs[d.blob]);
+          d.blob = static_cast<int>(local.size()) - 1;
+        }
+        const int ownDots = static_cast<int>(local.size());
+        bool inside = true;
+        for (LatticeDot& d : other.dots) {
+          const Blob b = scaledBlob(part.dots[d.blob], frame.scale, -frame.ox, -frame.oy);
+          inside = inside && b.x >= 0 && b.y >= 0 && b.x < img.width && b.y < img.height;
+          local.push_back(b);
+          d.blob = static_cast<int>(local.size()) - 1;
+        }
+        other.pitch *= frame.scale;
+        if (!inside || !joinLattices(local, other, own, joined)) continue;
+        const int added = static_cast<int>(cand.blobs->size());  // the other part's dots from here on
+        cand.blobs->insert(cand.blobs->end(), local.begin() + ownDots, local.end());
+        for (LatticeFit& j : joined)
+          for (LatticeDot& d : j.dots) d.blob = d.blob < ownDots ? cand.fit.dots[d.blob].blob : added + d.blob - ownDots;
         for (size_t k = 0; k < joined.size() && got == 0 && Clock::now() < deadline; ++k)
           got = retry(std::move(joined[k]), nullptr, "joined with another part of its symbol", nullptr);
       }
-      if (got == 0 && parts.size() < kMaxParts) parts.push_back({cand.passRun, cand.fit});
+      if (got == 0 && parts.size() < kMaxParts) {
+        Part part{cand.dark, {}, cand.fit};
+        for (LatticeDot& d : part.fit.dots) {
+          part.dots.push_back(scaledBlob(blobs[d.blob], 1.0f / frame.scale, 0, 0));
+          part.dots.back().x += frame.ox, part.dots.back().y += frame.oy;
+          d.blob = static_cast<int>(part.dots.size()) - 1;
+        }
+        part.fit.pitch /= frame.scale;
+        parts.push_back(std::move(part));
+      }
     }
     if (got <= 0) return got;
     return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;

@@ -113,6 +113,19 @@ describe('DotCode detector (native readImageSync)', function () {
     assert.deepEqual(texts, [s.expectedText]);
   });
 
+  it('joins the two parts of a pack symbol that a washed-out glare band splits, and reads it', async function () {
+    // pack-dark/8 (6 x 67: lattices of columns 0-17 and 31-66 either side of a white band) and
+    // pack-dark/109 (6 x 59: columns 0-17 and 47-58): neither part reads alone (join_lattices.cpp).
+    for (const seed of [8, 109]) {
+      const s = await renderSample('pack-dark', seed);
+      const texts = addon.readImageSync(s.grey, s.width, s.height, { timeBudgetMs: 10000 }).map((r) => Buffer.from(r.bytes).toString('latin1'));
+      assert.deepEqual(texts, [s.expectedText], s.name);
+      const trace = addon.inspectImageSync(s.grey, s.width, s.height, { tryHarder: true, timeBudgetMs: 10000 });
+      const outcomes = trace.passes.flatMap((p) => p.lattices.map((l) => l.outcome));
+      assert.ok(outcomes.includes('joined with another part of its symbol'), `${s.name}: ${[...new Set(outcomes)].join(', ')}`);
+    }
+  });
+
   it('returns every symbol of a frame holding two', async function () {
     const a = await renderSample('clean', 2001);
     const b = await renderSample('clean', 2002);
