@@ -84,7 +84,7 @@ bool sharedAxes(const std::vector<Blob>& blobs, const LatticeFit& other, const L
 
 // A part's dots within kEndLines lines of its end that faces the point (tx, ty), or all of them
 // when those are too few to fit a map on.
-std::vector<LatticeDot> facingEnd(const std::vector<Blob>& blobs, const LatticeFit& part, const double a[6], double tx, double ty) {
+std::vector<LatticeDot> facingEnd(const LatticeFit& part, const double a[6], double tx, double ty) {
   double cr = 0, cc = 0;
   for (const LatticeDot& d : part.dots) cr += d.row, cc += d.col;
   cr /= part.dots.size(), cc /= part.dots.size();
@@ -125,7 +125,7 @@ bool estimateShift(const std::vector<Blob>& blobs, const LatticeFit& other, cons
   double ox, oy, fx, fy;
   centroid(other.dots, ox, oy);
   centroid(fit.dots, fx, fy);
-  const std::vector<LatticeDot> otherEnd = facingEnd(blobs, other, ao, fx, fy), fitEnd = facingEnd(blobs, fit, af, ox, oy);
+  const std::vector<LatticeDot> otherEnd = facingEnd(other, ao, fx, fy), fitEnd = facingEnd(fit, af, ox, oy);
   double lo[6], lf[6];
   if (!fitAffine(blobs, otherEnd, lo) || !fitAffine(blobs, fitEnd, lf)) return false;
   double ex, ey, gx, gy;
