@@ -162,8 +162,9 @@ struct Frame {
 
 // The regions a harder pass should read: each rectangle grown by a margin (the symbol may reach
 // beyond the dots that were seen, and local thresholds need some surroundings), overlapping ones
-// merged when that costs no more. When they cover most of the image, the image itself (one region) is cheaper.
-void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& out, bool allowWhole = true) {
+// merged when that costs no more and the union is at most maxArea (a region larger than a pass's
+// pixel budget is never read). When they cover most of the image, the image itself (one region) is cheaper.
+void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& out, bool allowWhole = true, double maxArea = 1e18) {
   out.clear();
   for (const Rect& r0 : in) {
     const int m = std::max(24, std::max(r0.x1 - r0.x0, r0.y1 - r0.y0) / 4);
@@ -177,7 +178,7 @@ void focusRegions(const std::vector<Rect>& in, int W, int H, std::vector<Rect>& 
         const Rect& b = out[j];
         const Rect u{std::min(a.x0, b.x0), std::min(a.y0, b.y0), std::max(a.x1, b.x1), std::max(a.y1, b.y1)};
         // merged only when the union costs no more than the two apart (overlap is only re-read)
-        if (overlaps(a, b) && areaOf(u) <= areaOf(a) + areaOf(b)) {
+        if (overlaps(a, b) && areaOf(u) <= areaOf(a) + areaOf(b) && areaOf(u) <= maxArea) {
           a = u;
           out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
           merged = true;
@@ -1339,7 +1340,11 @@ class PassSchedule {
     // (PeakParams::keepResponse; the same peaks). Not in the deblurred re-runs (their regions are
     // deconvolved copies, and they have no dark polarity). The dark pass reads these regions too.
     std::vector<Rect> darkRegions;
-    if (deblur_ == PeaksDeblur::none) focusRegions(dark_.focus, image_.width, image_.height, darkRegions, false);
+    // (merged no larger than the dark budget: one region over the whole code box, the dark text
+    // and the EAN beside it, and the carton's print around them, larger than the budget, was
+    // never read at all, where its parts fit)
+    if (deblur_ == PeaksDeblur::none)
+      focusRegions(dark_.focus, image_.width, image_.height, darkRegions, false, allowancesFor(options_).peaksDark);
     auto readByBoth = [&](const Rect& r) {
       for (const Rect& d : darkRegions)
         if (d.x0 == r.x0 && d.y0 == r.y0 && d.x1 == r.x1 && d.y1 == r.y1) return true;

@@ -126,6 +126,15 @@ describe('DotCode detector (native readImageSync)', function () {
     }
   });
 
+  it('reads the small dark dots of a code box whose dark regions together pass the dark budget', async function () {
+    // pack-dark/168 (10 x 51, 1280x720): the fast pass's dark regions around the code box, its
+    // text, the EAN and the carton's print merged into one region of 977 x 594 px, more than the
+    // dark peaks budget, which was therefore never read (read_dotcodes.cpp, focusRegions' maxArea).
+    const s = await renderSample('pack-dark', 168);
+    const texts = addon.readImageSync(s.grey, s.width, s.height, { timeBudgetMs: 10000 }).map((r) => Buffer.from(r.bytes).toString('latin1'));
+    assert.deepEqual(texts, [s.expectedText]);
+  });
+
   it('returns every symbol of a frame holding two', async function () {
     const a = await renderSample('clean', 2001);
     const b = await renderSample('clean', 2002);
