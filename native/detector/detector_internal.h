@@ -505,12 +505,14 @@ bool plausibleInkShare(float share);
 // leaves lines out.
 bool cutToCodeLines(const SampleContext& ctx, LatticeFit& fit);
 
-// Joins `other`, a lattice of the same pass (the same blobs), to `fit` where both are parts of one
-// line of a symbol split by a gap (a glare band, a crease): the same grid up to a whole shift of
-// other's coordinates (join_lattices.cpp). `out` receives the joined lattices of the likeliest
-// shifts, nearest the estimate first, in fit's coordinates; false when the parts do not line up as
-// one symbol's.
-bool joinLattices(const std::vector<Blob>& blobs, const LatticeFit& other, const LatticeFit& fit, std::vector<LatticeFit>& out);
+// Joins `other` to `fit` where both are parts of one line of a symbol split by a gap (a glare
+// band, a crease): the same grid up to a whole shift of other's coordinates (join_lattices.cpp).
+// fit's dots index `blobs`, other's `otherBlobs` (the same pass's coordinates); in the joined
+// lattices other's dots index otherBase + their index there (where the caller puts them among
+// `blobs`). `out` receives the joined lattices of the likeliest shifts, nearest the estimate
+// first, in fit's coordinates; false when the parts do not line up as one symbol's.
+bool joinLattices(const std::vector<Blob>& otherBlobs, const LatticeFit& other, const std::vector<Blob>& blobs, const LatticeFit& fit,
+                  int otherBase, std::vector<LatticeFit>& out);
 
 void calibrateLevels(SampleContext& ctx, const std::vector<Blob>& blobs, const LatticeFit& lattice);
 // `evidence`, when given, receives the values of the lattice's own box as the lattice dots' level

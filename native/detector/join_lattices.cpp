@@ -54,6 +54,13 @@ void applyAffine(const double a[6], double x, double y, double& row, double& col
   col = a[3] * x + a[4] * y + a[5];
 }
 
+// One of the two lattices: the blobs its dots index, and its affine map fitted on all of them.
+struct Part {
+  const std::vector<Blob>& blobs;
+  const LatticeFit& fit;
+  double map[6];
+};
+
 // The signed permutation taking the other part's grid steps to fit's, or false.
 struct Axes {
   int p[4];
@@ -63,17 +70,17 @@ struct Axes {
   }
 };
 
-bool sharedAxes(const std::vector<Blob>& blobs, const LatticeFit& other, const LatticeFit& fit, Axes& axes) {
-  double ao[6], af[6];
-  if (!fitAffine(blobs, other.dots, ao) || !fitAffine(blobs, fit.dots, af)) return false;
+bool sharedAxes(const Part& other, const Part& own, Axes& axes) {
+  const double* ao = other.map;
+  const double* af = own.map;
   const double det = ao[0] * ao[4] - ao[1] * ao[3];
   if (std::fabs(det) < 1e-12) return false;
   const double inv[4] = {ao[4] / det, -ao[1] / det, -ao[3] / det, ao[0] / det};  // image steps per other's step
   const double m[4] = {af[0] * inv[0] + af[1] * inv[2], af[0] * inv[1] + af[1] * inv[3], af[3] * inv[0] + af[4] * inv[2],
                        af[3] * inv[1] + af[4] * inv[3]};
-  DBG("join %zu dots %dx%d with %zu dots %dx%d: pitch %.2f %.2f m %.2f %.2f %.2f %.2f\n", fit.dots.size(),
-      fit.rowMax - fit.rowMin + 1, fit.colMax - fit.colMin + 1, other.dots.size(), other.rowMax - other.rowMin + 1,
-      other.colMax - other.colMin + 1, fit.pitch, other.pitch, m[0], m[1], m[2], m[3]);
+  DBG("join %zu dots %dx%d with %zu dots %dx%d: m %.2f %.2f %.2f %.2f\n", own.fit.dots.size(), own.fit.rowMax - own.fit.rowMin + 1,
+      own.fit.colMax - own.fit.colMin + 1, other.fit.dots.size(), other.fit.rowMax - other.fit.rowMin + 1,
+      other.fit.colMax - other.fit.colMin + 1, m[0], m[1], m[2], m[3]);
   for (int i = 0; i < 4; ++i) {
     const double r = std::round(m[i]);
     if (std::fabs(m[i] - r) > kMaxAxisSlack || std::fabs(r) > 1) return false;
@@ -83,27 +90,35 @@ bool sharedAxes(const std::vector<Blob>& blobs, const LatticeFit& other, const L
 }
 
 // A part's dots within kEndLines lines of its end that faces the point (tx, ty), or all of them
-// when those are too few to fit a map on.
-std::vector<LatticeDot> facingEnd(const LatticeFit& part, const double a[6], double tx, double ty) {
+// when those are too few to fit a map on; alongCols: that end is a column (the point lies along
+// the part's rows).
+std::vector<LatticeDot> facingEnd(const Part& part, double tx, double ty, bool& alongCols) {
+  const LatticeFit& f = part.fit;
   double cr = 0, cc = 0;
-  for (const LatticeDot& d : part.dots) cr += d.row, cc += d.col;
-  cr /= part.dots.size(), cc /= part.dots.size();
+  for (const LatticeDot& d : f.dots) cr += d.row, cc += d.col;
+  cr /= f.dots.size(), cc /= f.dots.size();
   double tr, tc;
-  applyAffine(a, tx, ty, tr, tc);
-  const bool alongCols = std::fabs(tc - cc) >= std::fabs(tr - cr);
+  applyAffine(part.map, tx, ty, tr, tc);
+  alongCols = std::fabs(tc - cc) >= std::fabs(tr - cr);
   const bool high = alongCols ? tc > cc : tr > cr;
-  const int edge = alongCols ? (high ? part.colMax : part.colMin) : (high ? part.rowMax : part.rowMin);
+  const int edge = alongCols ? (high ? f.colMax : f.colMin) : (high ? f.rowMax : f.rowMin);
   std::vector<LatticeDot> end;
   int lo = 1 << 20, hi = -(1 << 20);
-  for (const LatticeDot& d : part.dots) {
+  for (const LatticeDot& d : f.dots) {
     const int line = alongCols ? d.col : d.row;
     if (std::abs(line - edge) > kEndLines) continue;
     end.push_back(d);
     const int across = alongCols ? d.row : d.col;
     lo = std::min(lo, across), hi = std::max(hi, across);
   }
-  if (end.size() < kMinEndDots || hi - lo < 2) return part.dots;
+  if (end.size() < kMinEndDots || hi - lo < 2) return f.dots;
   return end;
+}
+
+void centroid(const std::vector<Blob>& blobs, const std::vector<LatticeDot>& dots, double& x, double& y) {
+  x = y = 0;
+  for (const LatticeDot& d : dots) x += blobs[d.blob].x, y += blobs[d.blob].y;
+  x /= dots.size(), y /= dots.size();
 }
 
 // The shift (in fit's lines) that puts the other part's dots on fit's grid. Each part's map near
@@ -113,54 +128,49 @@ std::vector<LatticeDot> facingEnd(const LatticeFit& part, const double a[6], dou
 // a little high and the far part's a little low, and the two errors cancel to first order (one
 // map carried over the whole gap, or one linear map for both parts, is off by lines). Along the
 // join, that is; across it, see below.
-bool estimateShift(const std::vector<Blob>& blobs, const LatticeFit& other, const LatticeFit& fit, const Axes& axes,
-                   double& er, double& ec) {
-  double ao[6], af[6];
-  if (!fitAffine(blobs, other.dots, ao) || !fitAffine(blobs, fit.dots, af)) return false;
-  auto centroid = [&](const std::vector<LatticeDot>& dots, double& x, double& y) {
-    x = y = 0;
-    for (const LatticeDot& d : dots) x += blobs[d.blob].x, y += blobs[d.blob].y;
-    x /= dots.size(), y /= dots.size();
-  };
+bool estimateShift(const Part& other, const Part& own, const Axes& axes, double& er, double& ec) {
   double ox, oy, fx, fy;
-  centroid(other.dots, ox, oy);
-  centroid(fit.dots, fx, fy);
-  const std::vector<LatticeDot> otherEnd = facingEnd(other, ao, fx, fy), fitEnd = facingEnd(fit, af, ox, oy);
+  centroid(other.blobs, other.fit.dots, ox, oy);
+  centroid(own.blobs, own.fit.dots, fx, fy);
+  bool otherAlongCols, alongCols;
+  const std::vector<LatticeDot> otherEnd = facingEnd(other, fx, fy, otherAlongCols), ownEnd = facingEnd(own, ox, oy, alongCols);
   double lo[6], lf[6];
-  if (!fitAffine(blobs, otherEnd, lo) || !fitAffine(blobs, fitEnd, lf)) return false;
+  if (!fitAffine(other.blobs, otherEnd, lo) || !fitAffine(own.blobs, ownEnd, lf)) return false;
   double ex, ey, gx, gy;
-  centroid(otherEnd, ex, ey);
-  centroid(fitEnd, gx, gy);
+  centroid(other.blobs, otherEnd, ex, ey);
+  centroid(own.blobs, ownEnd, gx, gy);
   const double mx = 0.5 * (ex + gx), my = 0.5 * (ey + gy);
-  double orow, ocol, frow, fcol;
-  applyAffine(lo, mx, my, orow, ocol);
-  applyAffine(lf, mx, my, frow, fcol);
-  er = frow - (axes.p[0] * orow + axes.p[1] * ocol);
-  ec = fcol - (axes.p[2] * orow + axes.p[3] * ocol);
+  // fit's (row, col) of the midpoint minus the other's, taken to fit's axes
+  auto shiftAt = [&](const double* mo, const double* mf, double& r, double& c) {
+    double orow, ocol, frow, fcol;
+    applyAffine(mo, mx, my, orow, ocol);
+    applyAffine(mf, mx, my, frow, fcol);
+    r = frow - (axes.p[0] * orow + axes.p[1] * ocol);
+    c = fcol - (axes.p[2] * orow + axes.p[3] * ocol);
+  };
+  shiftAt(lo, lf, er, ec);
   // Across the joined axis the lines are straight (a line stays a line in perspective), and each
   // part's whole length fixes their direction better than its end does: the shift across comes
   // from the whole parts' maps.
-  applyAffine(ao, mx, my, orow, ocol);
-  applyAffine(af, mx, my, frow, fcol);
-  double cr = 0, cc = 0, tr, tc;
-  for (const LatticeDot& d : fit.dots) cr += d.row, cc += d.col;
-  cr /= fit.dots.size(), cc /= fit.dots.size();
-  applyAffine(af, ox, oy, tr, tc);
-  if (std::fabs(tc - cc) >= std::fabs(tr - cr))
-    er = frow - (axes.p[0] * orow + axes.p[1] * ocol);
+  double wr, wc;
+  shiftAt(other.map, own.map, wr, wc);
+  if (alongCols)
+    er = wr;
   else
-    ec = fcol - (axes.p[2] * orow + axes.p[3] * ocol);
+    ec = wc;
   return true;
 }
 
 struct Box {
   int rowMin, rowMax, colMin, colMax;
+  int lines(bool cols) const { return cols ? colMax - colMin + 1 : rowMax - rowMin + 1; }
 };
 
-// The two parts as one lattice with the other's dots shifted by (sr, sc): false unless they lie
+// The two parts as one lattice with the other's dots shifted by (sr, sc) (their blob indices by
+// otherBase): false unless they lie
 // end to end along one axis as one line of a symbol (a gap between them, along the longer part's
 // long axis, the joined short side no wider than the wider part's by more than kMaxAcrossGrowth).
-bool joinedAt(const LatticeFit& other, const LatticeFit& fit, const Axes& axes, int sr, int sc, LatticeFit& joined) {
+bool joinedAt(const LatticeFit& other, const LatticeFit& fit, const Axes& axes, int sr, int sc, int otherBase, LatticeFit& joined) {
   Box mapped{1 << 20, -(1 << 20), 1 << 20, -(1 << 20)};
   for (const LatticeDot& d : other.dots) {
     int r, c;
@@ -176,12 +186,9 @@ bool joinedAt(const LatticeFit& other, const LatticeFit& fit, const Axes& axes, 
   if (gap < 0 || gap > kMaxGapLines) return false;
   const Box all{std::min(own.rowMin, mapped.rowMin), std::max(own.rowMax, mapped.rowMax), std::min(own.colMin, mapped.colMin),
                 std::max(own.colMax, mapped.colMax)};
-  const int across = alongCols ? all.rowMax - all.rowMin + 1 : all.colMax - all.colMin + 1;
-  const int widerPart = alongCols ? std::max(own.rowMax - own.rowMin, mapped.rowMax - mapped.rowMin) + 1
-                                  : std::max(own.colMax - own.colMin, mapped.colMax - mapped.colMin) + 1;
-  const int along = alongCols ? all.colMax - all.colMin + 1 : all.rowMax - all.rowMin + 1;
-  const int longerPart = alongCols ? std::max(own.colMax - own.colMin, mapped.colMax - mapped.colMin) + 1
-                                   : std::max(own.rowMax - own.rowMin, mapped.rowMax - mapped.rowMin) + 1;
+  const int across = all.lines(!alongCols), along = all.lines(alongCols);
+  const int widerPart = std::max(own.lines(!alongCols), mapped.lines(!alongCols));
+  const int longerPart = std::max(own.lines(alongCols), mapped.lines(alongCols));
   DBG("join shift %d %d: gap %d along %d across %d (wider part %d, longer %d)\n", sr, sc, gap, along, across, widerPart, longerPart);
   // (two lines of print one above the other lie side by side across their long axis: no join)
   if (across > widerPart + kMaxAcrossGrowth || across > longerPart || along > kMaxJoinedSide) return false;
@@ -189,7 +196,7 @@ bool joinedAt(const LatticeFit& other, const LatticeFit& fit, const Axes& axes, 
   for (const LatticeDot& d : other.dots) {
     int r, c;
     axes.map(d.row, d.col, r, c);
-    joined.dots.push_back({d.blob, r + sr, c + sc});
+    joined.dots.push_back({otherBase + d.blob, r + sr, c + sc});
   }
   joined.rowMin = all.rowMin, joined.rowMax = all.rowMax, joined.colMin = all.colMin, joined.colMax = all.colMax;
   joined.pitch = (fit.pitch * fit.dots.size() + other.pitch * other.dots.size()) / (fit.dots.size() + other.dots.size());
@@ -198,13 +205,16 @@ bool joinedAt(const LatticeFit& other, const LatticeFit& fit, const Axes& axes, 
 
 }  // namespace
 
-bool joinLattices(const std::vector<Blob>& blobs, const LatticeFit& other, const LatticeFit& fit, std::vector<LatticeFit>& out) {
+bool joinLattices(const std::vector<Blob>& otherBlobs, const LatticeFit& other, const std::vector<Blob>& blobs, const LatticeFit& fit,
+                  int otherBase, std::vector<LatticeFit>& out) {
   out.clear();
   if (other.dots.size() < 8 || fit.dots.size() < 8 || other.pitch <= 0 || fit.pitch <= 0) return false;
   if (std::max(other.pitch, fit.pitch) > kMaxPitchRatio * std::min(other.pitch, fit.pitch)) return false;
+  Part o{otherBlobs, other, {}}, own{blobs, fit, {}};
+  if (!fitAffine(otherBlobs, other.dots, o.map) || !fitAffine(blobs, fit.dots, own.map)) return false;
   Axes axes;
   double er, ec;
-  if (!sharedAxes(blobs, other, fit, axes) || !estimateShift(blobs, other, fit, axes, er, ec)) return false;
+  if (!sharedAxes(o, own, axes) || !estimateShift(o, own, axes, er, ec)) return false;
   const int parity = (fit.dots[0].row + fit.dots[0].col) & 1;
   int r0, c0;
   axes.map(other.dots[0].row, other.dots[0].col, r0, c0);
@@ -225,7 +235,7 @@ bool joinLattices(const std::vector<Blob>& blobs, const LatticeFit& other, const
   for (const Shift& s : shifts) {
     if (out.size() == kMaxShifts) break;
     LatticeFit j;
-    if (joinedAt(other, fit, axes, s.r, s.c, j)) out.push_back(std::move(j));
+    if (joinedAt(other, fit, axes, s.r, s.c, otherBase, j)) out.push_back(std::move(j));
   }
   return !out.empty();
 }

@@ -865,6 +865,25 @@ Rect toImage(const Frame& f, const Rect& r) {
 // A blob of a pass image as a trace dot in the caller's image.
 TraceDot traceDot(const Blob& b, const Frame& f) { return {b.x / f.scale + f.ox, b.y / f.scale + f.oy, b.d / f.scale}; }
 
+// A blob of a pass (its crop, its scale) in the image's coordinates, and one of the image's in a pass's.
+Blob scaledBlob(Blob b, float scale) {
+  b.d *= scale;
+  b.w = static_cast<int>(std::lround(b.w * scale)), b.h = static_cast<int>(std::lround(b.h * scale));
+  b.area = static_cast<int>(std::lround(b.area * scale * scale));
+  return b;
+}
+Blob blobInImage(const Blob& b, const Frame& f) {
+  Blob out = scaledBlob(b, 1.0f / f.scale);
+  const TraceDot t = traceDot(b, f);
+  out.x = t.x, out.y = t.y;
+  return out;
+}
+Blob blobInPass(const Blob& b, const Frame& f) {
+  Blob out = scaledBlob(b, f.scale);
+  out.x = (b.x - f.ox) * f.scale, out.y = (b.y - f.oy) * f.scale;
+  return out;
+}
+
 // Records what a pass saw into the trace (caller's image coordinates); returns the pass record.
 TracePass* tracePass(DetectorTrace* trace, const GreyImage& img, const Pass& pass, const Frame& frame,
                      const std::vector<Blob>& blobs) {
@@ -1959,7 +1978,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         for (const Extent& x : longerWindows(inner)) {
           if (!cornersInside(cand.ctx, x)) continue;  // (past the image's edge its edge pixels repeat)
           std::optional<DotCodeSymbol> outer = decodeSoftThenHard(x, cut, &aroundRead);
-          const bool dotsPast = clearDotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
+          const bool dotsPast = outer && clearDotsAdded(wide, wr0, wc0, cand.ctx.parity, x, inner);
           // The symbol goes on past the read (clear dots on the added lines) and the read is at
           // its correction limit: a window cut short of a symbol, whose missing lines' codewords
           // are erasures, decodes to another text at that limit, and so may the window 2 lines
@@ -2040,12 +2059,6 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     LatticeFit fit;          // its blob indices index dots; its pitch in image pixels
   };
   std::vector<Part> parts;
-  auto scaledBlob = [](Blob b, float scale, float dx, float dy) {
-    b.x = (b.x + dx) * scale, b.y = (b.y + dy) * scale, b.d *= scale;
-    b.w = static_cast<int>(std::lround(b.w * scale)), b.h = static_cast<int>(std::lround(b.h * scale));
-    b.area = static_cast<int>(std::lround(b.area * scale * scale));
-    return b;
-  };
   runAllPasses(image, options, deadline, halveDeblurred, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
@@ -2105,41 +2118,30 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     // other part's dots are brought into this pass's crop and scale (and added to its blobs
     // when a join is tried).
     if (got == 0 && options.tryHarder && !cand.notDotCode) {
-      const std::vector<Blob>& blobs = *cand.blobs;
       const GreyImage& img = *cand.ctx.img;
-      std::vector<Blob> local;
+      std::vector<Blob> moved;
       std::vector<LatticeFit> joined;
       for (size_t i = 0; i < parts.size() && got == 0 && Clock::now() < deadline; ++i) {
         const Part& part = parts[i];
         if (part.dark != cand.dark) continue;
-        LatticeFit own = cand.fit, other = part.fit;
-        local.clear();
-        for (LatticeDot& d : own.dots) {
-          local.push_back(blobs[d.blob]);
-          d.blob = static_cast<int>(local.size()) - 1;
-        }
-        const int ownDots = static_cast<int>(local.size());
+        moved.clear();
         bool inside = true;
-        for (LatticeDot& d : other.dots) {
-          const Blob b = scaledBlob(part.dots[d.blob], frame.scale, -frame.ox, -frame.oy);
-          inside = inside && b.x >= 0 && b.y >= 0 && b.x < img.width && b.y < img.height;
-          local.push_back(b);
-          d.blob = static_cast<int>(local.size()) - 1;
+        for (const Blob& b : part.dots) {
+          moved.push_back(blobInPass(b, frame));
+          inside = inside && moved.back().x >= 0 && moved.back().y >= 0 && moved.back().x < img.width && moved.back().y < img.height;
         }
+        LatticeFit other = part.fit;
         other.pitch *= frame.scale;
-        if (!inside || !joinLattices(local, other, own, joined)) continue;
-        const int added = static_cast<int>(cand.blobs->size());  // the other part's dots from here on
-        cand.blobs->insert(cand.blobs->end(), local.begin() + ownDots, local.end());
-        for (LatticeFit& j : joined)
-          for (LatticeDot& d : j.dots) d.blob = d.blob < ownDots ? cand.fit.dots[d.blob].blob : added + d.blob - ownDots;
+        const int base = static_cast<int>(cand.blobs->size());  // where the other part's dots go
+        if (!inside || !joinLattices(moved, other, *cand.blobs, cand.fit, base, joined)) continue;
+        cand.blobs->insert(cand.blobs->end(), moved.begin(), moved.end());
         for (size_t k = 0; k < joined.size() && got == 0 && Clock::now() < deadline; ++k)
           got = retry(std::move(joined[k]), nullptr, "joined with another part of its symbol", nullptr);
       }
       if (got == 0 && parts.size() < kMaxParts) {
         Part part{cand.dark, {}, cand.fit};
         for (LatticeDot& d : part.fit.dots) {
-          part.dots.push_back(scaledBlob(blobs[d.blob], 1.0f / frame.scale, 0, 0));
-          part.dots.back().x += frame.ox, part.dots.back().y += frame.oy;
+          part.dots.push_back(blobInImage((*cand.blobs)[d.blob], frame));
           d.blob = static_cast<int>(part.dots.size()) - 1;
         }
         part.fit.pitch /= frame.scale;

@@ -98,7 +98,7 @@ TEST("join: two parts of a short wide symbol either side of a washed-out band jo
           const Split s = draw(from, to, degrees, tilt, perm, ++seed);
           std::vector<dc::det::LatticeFit> joined;
           ++tried;
-          const bool any = dc::det::joinLattices(s.blobs, s.left.fit, s.right.fit, joined);
+          const bool any = dc::det::joinLattices(s.blobs, s.left.fit, s.blobs, s.right.fit, 0, joined);
           CHECK(any);
           CHECK(joined.size() <= 2);
           for (size_t i = 0; i < joined.size(); ++i)
@@ -125,7 +125,7 @@ TEST("join: lattices that are not parts of one line of a symbol are not joined")
     dc::det::LatticeFit other = b.right.fit;
     for (dc::det::LatticeDot& d : other.dots) d.blob += base;
     other.pitch = 5.6f;
-    CHECK(!dc::det::joinLattices(a.blobs, other, a.left.fit, joined));
+    CHECK(!dc::det::joinLattices(a.blobs, other, a.blobs, a.left.fit, 0, joined));
   }
   // a part turned against the other (a texture at another angle)
   {
@@ -135,7 +135,7 @@ TEST("join: lattices that are not parts of one line of a symbol are not joined")
     a.blobs.insert(a.blobs.end(), b.blobs.begin(), b.blobs.end());
     dc::det::LatticeFit other = b.right.fit;
     for (dc::det::LatticeDot& d : other.dots) d.blob += base;
-    CHECK(!dc::det::joinLattices(a.blobs, other, a.left.fit, joined));
+    CHECK(!dc::det::joinLattices(a.blobs, other, a.blobs, a.left.fit, 0, joined));
   }
   // two rows of print one above the other (the parts side by side across the short axis: the
   // joined lattice would be twice as tall as either)
@@ -149,6 +149,6 @@ TEST("join: lattices that are not parts of one line of a symbol are not joined")
     }
     dc::det::LatticeFit other = b.left.fit;
     for (dc::det::LatticeDot& d : other.dots) d.blob += base, d.row += 30;
-    CHECK(!dc::det::joinLattices(a.blobs, other, a.left.fit, joined));
+    CHECK(!dc::det::joinLattices(a.blobs, other, a.blobs, a.left.fit, 0, joined));
   }
 }

@@ -10,7 +10,7 @@ import * as path from 'path';
 import sharp from 'sharp';
 
 import { corpusDir } from '../engine/corpus';
-import { renderSample, type Category } from '../fixtures/dotcode-render';
+import { renderSample, type Category, type Sample } from '../fixtures/dotcode-render';
 import { loadAddon } from '../../lib/engine/addon';
 import { dotcodeOptions } from '../../lib/engine/speed';
 
@@ -20,6 +20,11 @@ const bwipjs = require('bwip-js') as { toBuffer(o: Record<string, unknown>): Pro
 
 
 const addon = loadAddon();
+
+/** The texts a still read of the sample returns, with time to spare (a read, not a race). */
+function textsRead(s: Sample): string[] {
+  return addon.readImageSync(s.grey, s.width, s.height, { timeBudgetMs: 10000 }).map((r) => Buffer.from(r.bytes).toString('latin1'));
+}
 
 // (flattened on white: bwip-js PNGs have a transparent ground, which greyscale() alone makes black)
 async function greyOf(file: string | Buffer): Promise<{ data: Uint8Array; width: number; height: number }> {
@@ -109,7 +114,7 @@ describe('DotCode detector (native readImageSync)', function () {
     // with 5 erasures of 7 check words; the lines past them hold the symbol's own dots
     // (read_dotcodes.cpp, kMaxSpareShortOfDots). The only misread among 1,200 pack renders.
     const s = await renderSample('pack-dark', 230);
-    const texts = addon.readImageSync(s.grey, s.width, s.height, { timeBudgetMs: 10000 }).map((r) => Buffer.from(r.bytes).toString('latin1'));
+    const texts = textsRead(s);
     assert.deepEqual(texts, [s.expectedText]);
   });
 
@@ -118,7 +123,7 @@ describe('DotCode detector (native readImageSync)', function () {
     // pack-dark/109 (6 x 59: columns 0-17 and 47-58): neither part reads alone (join_lattices.cpp).
     for (const seed of [8, 109]) {
       const s = await renderSample('pack-dark', seed);
-      const texts = addon.readImageSync(s.grey, s.width, s.height, { timeBudgetMs: 10000 }).map((r) => Buffer.from(r.bytes).toString('latin1'));
+      const texts = textsRead(s);
       assert.deepEqual(texts, [s.expectedText], s.name);
       const trace = addon.inspectImageSync(s.grey, s.width, s.height, { tryHarder: true, timeBudgetMs: 10000 });
       const outcomes = trace.passes.flatMap((p) => p.lattices.map((l) => l.outcome));
@@ -131,7 +136,7 @@ describe('DotCode detector (native readImageSync)', function () {
     // text, the EAN and the carton's print merged into one region of 977 x 594 px, more than the
     // dark peaks budget, which was therefore never read (read_dotcodes.cpp, focusRegions' maxArea).
     const s = await renderSample('pack-dark', 168);
-    const texts = addon.readImageSync(s.grey, s.width, s.height, { timeBudgetMs: 10000 }).map((r) => Buffer.from(r.bytes).toString('latin1'));
+    const texts = textsRead(s);
     assert.deepEqual(texts, [s.expectedText]);
   });
 
