@@ -9,8 +9,7 @@
 // across the block borders (a large step is an edge of the scene, kept) and then the whole image
 // slightly (sigma 0.7 px: the ringing inside the blocks) restores separate peaks.
 //
-// The caller reads such a copy only of images that show the block grid (kBlockCoded, and
-// kLightlyBlockCoded for small images): the mean grey step across the 8-px borders is measured
+// Only images that show the block grid: the mean grey step across the 8-px borders is measured
 // against the mean step elsewhere (0.9-1.2 on photos that were never block-coded or were resampled
 // since, 1.2-1.45 on the empty 1280x720 speed frames, 1.67-2.4 on the pack photos at quality 50,
 // 1.97-3.1 at quality 30).
@@ -83,7 +82,7 @@ DC_WIDE_VECTORS float blockiness(const GreyImage& img) {
 }
 
 bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out) {
-  if (!in.valid() || in.width < 4 * kBlock || in.height < 4 * kBlock) return false;
+  if (!in.valid() || blockiness(in) < kBlockCoded) return false;
   const int W = in.width, H = in.height;
   std::vector<float> f = greyToFloat(in);
   for (int y = 0; y < H; ++y)

@@ -225,14 +225,8 @@ float blockiness(const GreyImage& img);
 // 1.2-1.61), and an empty frame over the bound pays a second whole read (a 1080p negative 43 ->
 // 93 ms). 1.9 keeps every image that holds no symbol on our sets under it and the quality-30 reads.
 constexpr float kBlockCoded = 1.9f;
-// The blockiness from which a small image (at most kSmallImageSide) that read nothing is read once
-// more deblocked, as given only. Images never block-coded measure 0.975-1.014 (the renders without
-// JPEG), JPEG quality 70-92 1.04-1.89; the dark dots of a pack at 2-4 px lose contrast and ring
-// under that coding, and the deblocked copy's Gaussian reads some of them again (docs/detector.md,
-// "JPEG-coded dark dots"). Large frames are left out: their empty ones would pay a second whole read.
-constexpr float kLightlyBlockCoded = 1.03f;
-// Fills buf with the image deblocked (small steps across the block borders smoothed, then a
-// Gaussian of 0.7 px; out views buf); false for an image too small to hold a block grid.
+// When the image is block-coded, fills buf with it deblocked (small steps across the block
+// borders smoothed, then a Gaussian of 0.7 px; out views buf) and returns true; otherwise false.
 bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 
 // Resampling by two (resample_image.cpp), into buf (out views it, rows packed): bilinear

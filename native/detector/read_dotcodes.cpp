@@ -2285,18 +2285,11 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   // as strong as the dots, and the passes' regions and peaks follow the block grid. The image is
   // read again with the small steps across the borders smoothed (deblock_jpeg.cpp); a small
   // image upsampled too, as above (real pack photos at quality 30: 37 -> 39 of 43).
-  // A small image coded more lightly (quality 70-92: a scanner's or a phone's JPEG) is read once
-  // more deblocked too, as given only: the pack renders' small dark dots under such coding read 45
-  // of 68 against 51 of the same scenes uncoded, and the Gaussian of the deblocked copy, which
-  // clears the coding's ringing about them, reads some again (+4 of the 291 coded pack renders of
-  // seeds 1-400). Large frames are left out (kLightlyBlockCoded).
   std::vector<uint8_t> deblockedBuf;
   GreyImage deblocked;
-  const bool small = std::max(image.width, image.height) <= det::kSmallImageSide;
-  const float blocky = rest().timeBudgetMs > 1 ? det::blockiness(image) : 0.0f;
-  if ((blocky >= det::kBlockCoded || (small && blocky >= det::kLightlyBlockCoded)) && det::deblockJpeg(image, deblockedBuf, deblocked)) {
+  if (rest().timeBudgetMs > 1 && det::deblockJpeg(image, deblockedBuf, deblocked)) {
     results = readAsGiven(deblocked, rest());
-    if (results.empty() && small && blocky >= det::kBlockCoded && rest().timeBudgetMs > 1) {
+    if (results.empty() && std::max(image.width, image.height) <= det::kSmallImageSide && rest().timeBudgetMs > 1) {
       std::vector<uint8_t> buf;
       GreyImage up;
       det::upsample2(deblocked, buf, up);

@@ -140,17 +140,6 @@ describe('DotCode detector (native readImageSync)', function () {
     assert.deepEqual(texts, [s.expectedText]);
   });
 
-  it('reads small dark dots in a scanner frame coded as a JPEG of quality 76-86 through the deblocked copy', async function () {
-    // pack-dark/12, /115 and /190 (640x480, blockiness 1.20-1.39, under the strong-coding bound of
-    // 1.9): nothing reads as given, upsampled or toned; the deblocked copy's Gaussian clears the
-    // coding's ringing about the dots (read_dotcodes.cpp, kLightlyBlockCoded).
-    for (const seed of [12, 115, 190]) {
-      const s = await renderSample('pack-dark', seed);
-      assert.equal(s.encoding, 'jpeg', s.name);
-      assert.deepEqual(textsRead(s), [s.expectedText], s.name);
-    }
-  });
-
   it('returns every symbol of a frame holding two', async function () {
     const a = await renderSample('clean', 2001);
     const b = await renderSample('clean', 2002);
