@@ -296,6 +296,21 @@ std::vector<Extent> longerWindows(const Extent& e) {
   return out;
 }
 
+// Whether a window of extent `e` could be a symbol one codeword longer cut short along its long
+// side: its total word count NW is 1 mod 3 (so NW + 1 words keep the same check count, and a
+// Reed-Solomon codeword of NW + 1 words whose last word is 0 is one of NW words), and the size 2
+// or 4 lines longer along that side holds NW + 1 words.
+bool cutShortPossible(const Extent& e) {
+  const SymbolLayout l = layoutFor(e.rows, e.cols);
+  if (!l.valid || l.totalWords % 3 != 1) return false;
+  const bool alongCols = e.cols >= e.rows;
+  for (int grow = 2; grow <= kLongerWindowLines; grow += 2) {
+    const SymbolLayout longer = alongCols ? layoutFor(e.rows, e.cols + grow) : layoutFor(e.rows + grow, e.cols);
+    if (longer.valid && longer.totalWords == l.totalWords + 1) return true;
+  }
+  return false;
+}
+
 // The extents an extended lattice's line ends allow (extendLattice), after the ones already in
 // `out`: every combination of the sides' candidate ends, a short side made odd both ways.
 void endHypotheses(const LineEnds& ends, std::vector<Extent>& out) {
@@ -2014,6 +2029,19 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
               wide, wr0, wc0, cand.ctx.parity, x, inner, [](float) { return 0.5f; }, erased);
           const std::optional<DotCodeSymbol> implied = decodeDotGrid(erased);
           if (implied && implied->bytes != sym->bytes && addedLinesFollow(wide, wr0, wc0, cand.ctx.parity, x, inner, *implied)) tie = true;
+        }
+        // A read whose window stops right against a washed-out line along its long side (glare
+        // over what may be the symbol's end) cannot tell whether the symbol goes on under the
+        // glare. Where it may be a window cut short of a symbol one codeword longer whose last
+        // codeword is 0 (the read's total NW = 1 mod 3 keeps the check count at NW + 1, and a
+        // size 2 or 4 lines longer holds NW + 1 words), the read is refused.
+        if (cutShortPossible(inner)) {
+          const bool alongCols = inner.cols >= inner.rows;
+          const int from = alongCols ? inner.rowMin : inner.colMin, to = from + (alongCols ? inner.rows : inner.cols) - 1;
+          for (int atStart = 0; atStart < 2; ++atStart) {
+            const int k = alongCols ? (atStart ? inner.colMin - 1 : inner.colMin + inner.cols) : (atStart ? inner.rowMin - 1 : inner.rowMin + inner.rows);
+            if (lineLook(wide, wr0, wc0, cand.ctx.parity, alongCols, k, from, to) == LineLook::kWashed) tie = true;
+          }
         }
         // A read whose window ends in washed-out lines (glare over the symbol's end and the panel
         // past it) does not know where in that run the symbol ends: the window may reach past it
