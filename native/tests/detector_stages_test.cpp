@@ -1778,76 +1778,63 @@ TEST("detector: a zero-ended symbol whose end keeps a quarter of its contrast is
   CHECK(misread <= 1);
 }
 
-// Zero-ended symbols whose last 2-4 lines keep a quarter to a half of their contrast, under a
-// faint end, a glare slope or faint ends at both ends: scenes of a stress of 180 (drawn here as it
-// drew them) that were read a character short before the matched test. The cut window's grown
-// window, decoded with its added lines erased, implies where the symbol's last dots lie; where the
-// sampled values there follow that pattern (the symbol's own faint dots, not the quiet zone), the
-// read is refused. All 12 were misread without it; the stress as a whole went 24 -> 12
-// misreads, 61 -> 62 reads.
-TEST("detector: a zero-ended symbol whose faint end follows the grown window's dots is not read cut short") {
+// The scenes of a stress of 180 zero-ended symbols whose last 2-4 lines keep a quarter to a half
+// of their contrast, under a faint end, a glare slope or faint ends at both ends (drawn here as it
+// drew them): scene i is handed to `use` for each i of `wanted` (ascending), the first `most` of
+// them. Returns how many were.
+template <size_t N, class Use>
+int faintEndStressScenes(const int (&wanted)[N], size_t most, Use&& use) {
   const int sizes[][2] = {{8, 45}, {10, 41}, {6, 55}, {8, 51}, {6, 67}, {10, 43}};
-  const int cutShortBefore[] = {20, 26, 44, 56, 59, 62, 99, 102, 112, 133, 177, 178};
   uint32_t rnd = 77;
   auto next = [&rnd] { return (rnd = rnd * 1664525u + 1013904223u) >> 8; };
   auto uniform = [&](double a, double b) { return a + (b - a) * (next() % 100000) / 100000.0; };
-  int read = 0, misread = 0, tried = 0;
-  for (int i = 0, k = 0; i <= 178 && k < 12; ++i) {
+  size_t k = 0;
+  for (int i = 0; i <= wanted[N - 1] && k < std::min(N, most); ++i) {
     const int* sz = sizes[next() % 6];
     uint32_t seed = next();
     std::string text;
     const Matrix mx = zeroEndedSymbol(sz[0], sz[1], seed, text);
     const double module = uniform(2.7, 3.6), angle = uniform(0, 360), kept = uniform(0.25, 0.6);
     const int lines = 2 + next() % 3, kind = next() % 3;
-    if (i != cutShortBefore[k]) continue;
+    if (i != wanted[k]) continue;
     ++k;
-    if (check::kSanitized && k > 4) break;  // (check.h)
     PackScene p = packScene(mx, module, angle);
     if (kind == 1)
       p = withGlareEnd(p, mx, module, angle, lines + 2, kept, 50);
     else
       p = withFaintEnd(p, mx, module, angle, lines, kept);
     if (kind == 2) p = withFaintEnd(p, mx, module, angle + 180, 1, kept);
-    read += readsOf(p, text, nullptr, &misread);
-    ++tried;
+    use(p, text);
   }
+  return static_cast<int>(k);
+}
+
+// Scenes of that stress that were read a character short before the matched test. The cut
+// window's grown window, decoded with its added lines erased, implies where the symbol's last dots
+// lie; where the sampled values there follow that pattern (the symbol's own faint dots, not the
+// quiet zone), the read is refused. All 12 were misread without it; the stress as a whole went
+// 24 -> 12 misreads, 61 -> 62 reads.
+TEST("detector: a zero-ended symbol whose faint end follows the grown window's dots is not read cut short") {
+  const int cutShortBefore[] = {20, 26, 44, 56, 59, 62, 99, 102, 112, 133, 177, 178};
+  int read = 0, misread = 0;
+  const int tried = faintEndStressScenes(cutShortBefore, check::kSanitized ? 4 : 12,  // (check.h)
+                                         [&](const PackScene& p, const std::string& text) { read += readsOf(p, text, nullptr, &misread); });
   std::cerr << "  zero-ended symbols, faint ends that follow the grown window's dots: " << read << " of " << tried << " read, " << misread
             << " cut short\n";
   CHECK(misread == 0);
 }
 
-// Zero-ended symbols whose faint end runs into a washed-out line right past the read's window
-// (the stress of 180 above, all its scenes): where the window's word count NW is 1 mod 3 and a
-// size 2 or 4 lines longer holds NW + 1 words, the window may be a symbol one codeword longer cut
-// short, and the glare hides where it ends, so the read is refused (read_dotcodes.cpp,
-// cutShortPossible). These three were read a character short before; the whole stress went
-// 12 -> 9 cut short (JPEG-coded at quality 75: 17 -> 13, at 88: 11 -> 7) for no read lost.
+// Scenes of that stress whose faint end runs into a washed-out line right past the read's window:
+// where the window's word count NW is 1 mod 3 and a size 2 or 4 lines longer holds NW + 1 words,
+// it may be a symbol one codeword longer cut short, and the glare hides where that ends, so the
+// read is refused (read_dotcodes.cpp, cutShortPossible). These three were read a character short
+// before; the whole stress went 12 -> 9 cut short (JPEG-coded at quality 75: 17 -> 13, at 88:
+// 11 -> 7) for no read lost.
 TEST("detector: a window that may be cut short of a zero-ended symbol right against a washed-out line is refused") {
-  const int sizes[][2] = {{8, 45}, {10, 41}, {6, 55}, {8, 51}, {6, 67}, {10, 43}};
   const int refusedNow[] = {148, 154, 175};
-  uint32_t rnd = 77;
-  auto next = [&rnd] { return (rnd = rnd * 1664525u + 1013904223u) >> 8; };
-  auto uniform = [&](double a, double b) { return a + (b - a) * (next() % 100000) / 100000.0; };
-  int misread = 0, tried = 0;
-  for (int i = 0, k = 0; i <= 175 && k < 3; ++i) {
-    const int* sz = sizes[next() % 6];
-    uint32_t seed = next();
-    std::string text;
-    const Matrix mx = zeroEndedSymbol(sz[0], sz[1], seed, text);
-    const double module = uniform(2.7, 3.6), angle = uniform(0, 360), kept = uniform(0.25, 0.6);
-    const int lines = 2 + next() % 3, kind = next() % 3;
-    if (i != refusedNow[k]) continue;
-    ++k;
-    if (check::kSanitized && k > 1) break;  // (check.h)
-    PackScene p = packScene(mx, module, angle);
-    if (kind == 1)
-      p = withGlareEnd(p, mx, module, angle, lines + 2, kept, 50);
-    else
-      p = withFaintEnd(p, mx, module, angle, lines, kept);
-    if (kind == 2) p = withFaintEnd(p, mx, module, angle + 180, 1, kept);
-    readsOf(p, text, nullptr, &misread);
-    ++tried;
-  }
+  int misread = 0;
+  const int tried = faintEndStressScenes(refusedNow, check::kSanitized ? 1 : 3,  // (check.h)
+                                         [&](const PackScene& p, const std::string& text) { readsOf(p, text, nullptr, &misread); });
   std::cerr << "  zero-ended symbols cut short against a washed-out line: " << misread << " of " << tried << " read short\n";
   CHECK(tried >= 1);
   CHECK(misread == 0);
