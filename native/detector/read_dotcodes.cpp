@@ -296,14 +296,13 @@ std::vector<Extent> longerWindows(const Extent& e) {
   return out;
 }
 
-// Whether a window of extent `e` could be a symbol one codeword longer cut short along its long
-// side: its total word count NW is 1 mod 3 (so NW + 1 words keep the same check count, and a
+// Whether a window of extent `e` could be a symbol one codeword longer cut short along its side
+// `alongCols`: its total word count NW is 1 mod 3 (so NW + 1 words keep the same check count, and a
 // Reed-Solomon codeword of NW + 1 words whose last word is 0 is one of NW words), and the size 2
 // or 4 lines longer along that side holds NW + 1 words.
-bool cutShortPossible(const Extent& e) {
+bool cutShortPossible(const Extent& e, bool alongCols) {
   const SymbolLayout l = layoutFor(e.rows, e.cols);
   if (!l.valid || l.totalWords % 3 != 1) return false;
-  const bool alongCols = e.cols >= e.rows;
   for (int grow = 2; grow <= kLongerWindowLines; grow += 2) {
     const SymbolLayout longer = alongCols ? layoutFor(e.rows, e.cols + grow) : layoutFor(e.rows + grow, e.cols);
     if (longer.valid && longer.totalWords == l.totalWords + 1) return true;
@@ -2035,14 +2034,15 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         // glare. Where it may be a window cut short of a symbol one codeword longer whose last
         // codeword is 0 (the read's total NW = 1 mod 3 keeps the check count at NW + 1, and a
         // size 2 or 4 lines longer holds NW + 1 words), the read is refused.
-        if (cutShortPossible(inner)) {
-          const bool alongCols = inner.cols >= inner.rows;
-          const int from = alongCols ? inner.rowMin : inner.colMin, to = from + (alongCols ? inner.rows : inner.cols) - 1;
+        const bool longCols = inner.cols >= inner.rows;
+        if (cutShortPossible(inner, longCols))
           for (int atStart = 0; atStart < 2; ++atStart) {
-            const int k = alongCols ? (atStart ? inner.colMin - 1 : inner.colMin + inner.cols) : (atStart ? inner.rowMin - 1 : inner.rowMin + inner.rows);
-            if (lineLook(wide, wr0, wc0, cand.ctx.parity, alongCols, k, from, to) == LineLook::kWashed) tie = true;
+            // (the line past that end: the first line of the window grown by one there)
+            Extent past = inner;
+            (longCols ? past.cols : past.rows) += 1;
+            if (atStart) (longCols ? past.colMin : past.rowMin) -= 1;
+            if (washedEndLines(wide, wr0, wc0, cand.ctx.parity, past, longCols, atStart, 1) == 1) tie = true;
           }
-        }
         // A read whose window ends in washed-out lines (glare over the symbol's end and the panel
         // past it) does not know where in that run the symbol ends: the window may reach past it
         // there and stop short at the other end, and a window longer than a symbol whose extra
