@@ -353,6 +353,8 @@ class GridMapper {
     wrap_ = wrap;
     wrapped_ = true;
   }
+  // The cylinder the map follows (useCylinder), or null for a flat print.
+  const CylinderWrap* cylinder() const { return wrapped_ ? &wrap_ : nullptr; }
   // How far the lattice dots miss the homography on average, in pitches (over 0.12 the local
   // affine maps are used: the lattice bends).
   float misfit() const { return misfit_; }

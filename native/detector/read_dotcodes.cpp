@@ -778,6 +778,33 @@ void candidateEnds(const DotGrid& all, int r0, int c0, int parity, const Lattice
   }
 }
 
+// A symbol wrapped round a small cylinder ends in columns that close up towards the silhouette
+// (a third of the middle's step at 70 degrees of half arc): at modules of 2.5-4 px there the last
+// one to five of them show too little contrast to be found, and the refitted lattice
+// (fitCylinderLattice) stops short of the symbol. The cylinder's model still places those lines,
+// so the extents grown by up to kCylinderEdgeLines lines at either end of the wrapped axis are
+// tried too; their positions are sampled through the model, and what the sampler cannot tell
+// apart there is erased or corrected like any other position. A grown end whose outer line is
+// washed out (every position erased) is not tried: a window longer than its symbol over erased
+// lines decodes to another text for those erasures alone (misread bench, model 11).
+// `all` is sampled from (r0, c0) with more than kCylinderEdgeLines lines of margin along that axis.
+constexpr int kCylinderEdgeLines = 5;
+void cylinderEdgeHypotheses(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols,
+                            std::vector<Extent>& out) {
+  const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+  const int first = alongCols ? f.colMin : f.rowMin, last = alongCols ? f.colMax : f.rowMax;
+  auto washed = [&](int k) { return lineLook(all, r0, c0, parity, f, alongCols, k) == LineLook::kWashed; };
+  for (int before = 0; before <= kCylinderEdgeLines; ++before)
+    for (int after = 0; after <= kCylinderEdgeLines; ++after) {
+      if (before + after < 2) continue;  // (one line more is among extentHypotheses')
+      if ((before > 0 && washed(first - before)) || (after > 0 && washed(last + after))) continue;
+      Extent e{f.rowMin, H, f.colMin, W};
+      (alongCols ? e.colMin : e.rowMin) -= before;
+      (alongCols ? e.cols : e.rows) += before + after;
+      withOddSize(e, alongCols, [&](const Extent& x) { out.push_back(x); });  // (a lost line across)
+    }
+}
+
 // A short wide lattice grown into the text beside its symbol is too long on its short side (the
 // bands of shortBands), and where its growth also stopped short along the long axis, or ran on
 // into the text's wider line, its long side is wrong too, which no band or end hypothesis alone
@@ -1784,7 +1811,12 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     const bool reach = pass.peaks && std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
     // Sample once over the widest extent; each hypothesis is a window of it (a position's value
     // does not depend on the window).
-    const int mr = reach && !alongCols ? kReach : 1, mc = reach && alongCols ? kReach : 1;
+    const CylinderWrap* wrap = cand.mapper.cylinder();
+    const bool wrapAlongCols = wrap && wrap->alongCols;
+    const int mr = reach && !alongCols ? kReach : wrap && !wrapAlongCols ? 1 + kCylinderEdgeLines
+                                                                         : 1;
+    const int mc = reach && alongCols ? kReach : wrapAlongCols ? 1 + kCylinderEdgeLines
+                                                               : 1;
     const int r0 = f.rowMin - 1 - mr, c0 = f.colMin - 1 - mc;
     const int nr = H + 2 + 2 * mr, nc = W + 2 + 2 * mc;
     DotGrid evidence;
@@ -1826,6 +1858,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
             }
         }
     }
+    if (wrap) cylinderEdgeHypotheses(all, r0, c0, cand.ctx.parity, f, wrapAlongCols, hyps);
     if (reach) {
       shortBands(f, alongCols, hyps);
       bandEnds(all, r0, c0, cand.ctx.parity, f, alongCols, hyps);
