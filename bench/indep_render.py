@@ -10,10 +10,11 @@ averaged; cylinders by casting a pinhole camera's rays onto a real cylinder
 (Lambertian shading, a Blinn specular stripe). Needs Debian's python3-numpy, python3-scipy,
 python3-pil and zint; no network.
 
-Usage: /usr/bin/python3 bench/indep_render.py CLASS SEED_FROM SEED_TO OUTDIR [--sharp] [--small]
+Usage: /usr/bin/python3 bench/indep_render.py CLASS SEED_FROM SEED_TO OUTDIR [--sharp] [--small] [--light]
 writes CLASS-NNNN.png and truth-CLASS-FROM-TO.json (text and parameters per image); --sharp
 draws the same scenes without the blur (a control that must read ~100%); --small draws modules of
-2-3.5 px (flat classes) and 2.5-4 px at a cylinder's middle instead of 3-10 and 4-10. Read them with
+2-3.5 px (flat classes) and 2.5-4 px at a cylinder's middle instead of 3-10 and 4-10; --light draws
+a cylinder's symbol as light dots on a dark surface (laser-marked vials) instead of dark print. Read them with
 `npx dotcode decode OUTDIR/*.png --json --format DotCode` and compare "text" with the truth.
 """
 import sys, os, json, re, subprocess, math
@@ -226,7 +227,10 @@ def cylinder_scene(rng, sharp):
     aa = (t / f / ss) / modlen / np.maximum(np.abs(nz), 0.05)
     cov = np.where(hit, coverage(u, v, mat, radius, np.maximum(aa, 1e-3)), 0)
     ground, ink, lod = levels(rng)
-    if lod:
+    if LIGHT:
+        # --light: a laser-marked dark vial or cap, light dots (both lit by the same shading)
+        ground, ink = rng.uniform(15, 70), rng.uniform(140, 240)
+    elif lod:
         ground, ink, lod = rng.uniform(150, 240), rng.uniform(10, 80), False  # cans: dark print mostly
     # Lambertian light from a direction in front, plus a specular stripe
     L = np.array([rng.uniform(-0.7, 0.7), rng.uniform(-0.3, 0.3), -1.0]); L /= np.linalg.norm(L)
@@ -255,6 +259,7 @@ def cylinder_scene(rng, sharp):
     return text, finish(img, rng, noise), info
 
 
+LIGHT = "--light" in sys.argv  # cylinders only
 SMALL = False  # --small: the modules of a far camera or a small vial
 
 
