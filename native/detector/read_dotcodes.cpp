@@ -1813,10 +1813,11 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     // does not depend on the window).
     const CylinderWrap* wrap = cand.mapper.cylinder();
     const bool wrapAlongCols = wrap && wrap->alongCols;
-    const int mr = reach && !alongCols ? kReach : wrap && !wrapAlongCols ? 1 + kCylinderEdgeLines
-                                                                         : 1;
-    const int mc = reach && alongCols ? kReach : wrapAlongCols ? 1 + kCylinderEdgeLines
-                                                               : 1;
+    // (the margins: a short wide lattice's reach along its long axis, a cylinder's grown ends along
+    // its wrapped axis, cylinderEdgeHypotheses)
+    int mr = 1, mc = 1;
+    if (wrap) (wrapAlongCols ? mc : mr) = 1 + kCylinderEdgeLines;
+    if (reach) (alongCols ? mc : mr) = kReach;
     const int r0 = f.rowMin - 1 - mr, c0 = f.colMin - 1 - mc;
     const int nr = H + 2 + 2 * mr, nc = W + 2 + 2 * mc;
     DotGrid evidence;
