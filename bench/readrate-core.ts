@@ -18,7 +18,7 @@ export const GOALS: Record<Category, number | null> = {
   gs1: 0.95, long: 0.95,
   negative: null,
   // Issue 11: every synthetic category at least 97%, the real-world scenes included.
-  pack: 0.97, 'blur-heavy': 0.97, cylinder: 0.97, inkjet: 0.97, 'pack-dark': 0.97,
+  pack: 0.97, 'blur-heavy': 0.97, cylinder: 0.97, 'cylinder-small': 0.97, inkjet: 0.97, 'pack-dark': 0.97,
 };
 
 /**
@@ -26,7 +26,7 @@ export const GOALS: Record<Category, number | null> = {
  * `readrate.js --record`) instead of GOALS, while the detector is being rewritten for them
  * (issue 11). Misreads stay forbidden. Remove a category from here once it meets its goal.
  */
-export const FLOOR_CATEGORIES: readonly Category[] = ['pack', 'cylinder', 'pack-dark'];
+export const FLOOR_CATEGORIES: readonly Category[] = ['pack', 'cylinder', 'pack-dark', 'cylinder-small'];
 
 /** The mocha test's subset: 20 samples a category from seed 1001 (apart from the bench's 1..100). */
 export const TEST_SAMPLES = 20;
