@@ -259,15 +259,16 @@ def cylinder_scene(rng, sharp):
     return text, finish(img, rng, noise), info
 
 
-LIGHT = "--light" in sys.argv  # cylinders only
+LIGHT = False  # --light: a cylinder's symbol in light dots (cylinders only)
 SMALL = False  # --small: the modules of a far camera or a small vial
 
 
 def main():
-    global SMALL
+    global SMALL, LIGHT
     cls, lo, hi, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     sharp = "--sharp" in sys.argv
     SMALL = "--small" in sys.argv
+    LIGHT = "--light" in sys.argv
     os.makedirs(out, exist_ok=True)
     truth = {}
     for seed in range(lo, hi + 1):

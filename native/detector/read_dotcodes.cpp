@@ -793,11 +793,16 @@ void cylinderEdgeHypotheses(const DotGrid& all, int r0, int c0, int parity, cons
                             std::vector<Extent>& out) {
   const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
   const int first = alongCols ? f.colMin : f.rowMin, last = alongCols ? f.colMax : f.rowMax;
-  auto washed = [&](int k) { return lineLook(all, r0, c0, parity, f, alongCols, k) == LineLook::kWashed; };
+  // (each line past either end looked at once, not once per extent that ends on it)
+  bool washedBefore[kCylinderEdgeLines + 1] = {}, washedAfter[kCylinderEdgeLines + 1] = {};
+  for (int n = 1; n <= kCylinderEdgeLines; ++n) {
+    washedBefore[n] = lineLook(all, r0, c0, parity, f, alongCols, first - n) == LineLook::kWashed;
+    washedAfter[n] = lineLook(all, r0, c0, parity, f, alongCols, last + n) == LineLook::kWashed;
+  }
   for (int before = 0; before <= kCylinderEdgeLines; ++before)
     for (int after = 0; after <= kCylinderEdgeLines; ++after) {
       if (before + after < 2) continue;  // (one line more is among extentHypotheses')
-      if ((before > 0 && washed(first - before)) || (after > 0 && washed(last + after))) continue;
+      if (washedBefore[before] || washedAfter[after]) continue;
       Extent e{f.rowMin, H, f.colMin, W};
       (alongCols ? e.colMin : e.rowMin) -= before;
       (alongCols ? e.cols : e.rows) += before + after;
