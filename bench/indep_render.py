@@ -20,7 +20,7 @@ a cylinder's symbol as light dots on a dark surface (laser-marked vials) instead
 import sys, os, json, re, subprocess, math
 import numpy as np
 from scipy.signal import fftconvolve
-from scipy.ndimage import map_coordinates
+from scipy.ndimage import convolve, map_coordinates
 from PIL import Image
 
 ALPHA = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyz -.:/+$%"
@@ -252,19 +252,31 @@ def cylinder_scene(rng, sharp):
     img = downsample(img, ss)
     if not sharp:
         img = fftconvolve(img, gauss_kernel(rng.uniform(0.4, 0.8)), mode="same")
-    noise = rng.uniform(1, 4)
     info = {"mod": round(centre_mod, 2), "rows": rows, "cols": cols, "half": round(math.degrees(half), 1),
             "D": round(D, 2), "roll": round(math.degrees(roll), 1), "pitch": round(math.degrees(pitch), 1),
             "wrap_rows": wrap_rows, "spec": round(spec_k, 2)}
+    if BLURRED is not None:
+        # --blurred: the flat classes' camera blur on top, in modules at the middle (drawn from a
+        # second generator, so the scene itself is the one drawn without the option)
+        if BLURRED.random() < 0.5:
+            sig = BLURRED.uniform(0.25, 0.45)
+            img = convolve(img, gauss_kernel(sig * centre_mod), mode="nearest")
+            info["sigma"] = round(sig, 3)
+        else:
+            r = BLURRED.uniform(0.5, 0.8)
+            img = convolve(img, disc_kernel(r * centre_mod, 1), mode="nearest")
+            info["disc"] = round(r, 3)
+    noise = rng.uniform(1, 4)
     return text, finish(img, rng, noise), info
 
 
 LIGHT = False  # --light: a cylinder's symbol in light dots (cylinders only)
 SMALL = False  # --small: the modules of a far camera or a small vial
+BLURRED = None  # --blurred: a cylinder under the flat classes' blur too (its own generator)
 
 
 def main():
-    global SMALL, LIGHT
+    global SMALL, LIGHT, BLURRED
     cls, lo, hi, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     sharp = "--sharp" in sys.argv
     SMALL = "--small" in sys.argv
@@ -273,6 +285,8 @@ def main():
     truth = {}
     for seed in range(lo, hi + 1):
         rng = np.random.default_rng([sum(map(ord, cls)), seed])
+        if "--blurred" in sys.argv:
+            BLURRED = np.random.default_rng([sum(map(ord, cls)), seed, 7])
         if cls == "cylinder":
             text, img, info = cylinder_scene(rng, sharp)
         else:
