@@ -360,7 +360,9 @@ bool estimateSharedStreak(const std::vector<GreyImage>& regions, float weakAngle
 void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,
                   GreyImage& out) {
   const int W = img.width, H = img.height;
-  const int margin = static_cast<int>(std::ceil(blur.motion ? 0.5f * blur.length : blur.radius)) + 2;
+  const float reach = blur.motion ? 0.5f * blur.length : blur.sigma > 0 ? 3 * blur.sigma
+                                                                        : blur.radius;
+  const int margin = static_cast<int>(std::ceil(reach)) + 2;
   // a transform of the next powers of two with room for the kernel's reach; a side just over a
   // power of two makes do with less padding (the wrap-around only touches the border's margin)
   auto side = [&](int v) { return pow2AtLeast(v + 2 * margin) > pow2AtLeast(v) && pow2AtLeast(v) - v >= margin ? pow2AtLeast(v) : pow2AtLeast(v + 2 * margin); };
@@ -398,6 +400,11 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
       addTap(x0, y0 + 1, (1 - fx) * fy);
       addTap(x0 + 1, y0 + 1, fx * fy);
     }
+  } else if (blur.sigma > 0) {
+    const int R = static_cast<int>(std::ceil(3 * blur.sigma));
+    const float k = -0.5f / (blur.sigma * blur.sigma);
+    for (int dy = -R; dy <= R; ++dy)
+      for (int dx = -R; dx <= R; ++dx) addTap(dx, dy, std::exp(k * static_cast<float>(dx * dx + dy * dy)));
   } else {
     // a disc: each pixel weighted by the share of its 4x4 subsamples inside the radius
     const int R = static_cast<int>(std::ceil(blur.radius));

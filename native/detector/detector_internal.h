@@ -166,6 +166,9 @@ bool locatePeaks(const GreyImage& img, const PeakParams& p, PeakWorkspace& ws, s
 struct BlurEstimate {
   bool motion = false;
   float length = 0, angle = 0, radius = 0;
+  // When set (pixels), deblurRegion undoes a Gaussian of this sigma instead of the disc: a lens's
+  // blur with the sensor's and the print's own spread is nearer a Gaussian than a disc.
+  float sigma = 0;
   float anisotropy = 1, weakAngle = 0, edgeWidth = 0, depth = 0;
   bool lightDots = false;  // the window's median grey lies on the dark side: light dots on a dark ground
 };

@@ -390,6 +390,24 @@ constexpr size_t kDefocusRetries = std::size(kDefocusRetryScales);
 // two of them ran out of their 250 ms budget.
 constexpr float kDefocusRetryAnisotropy = 1.25f;
 constexpr float kDefocusRetryEdgeWidth = 3.2f;
+// A soft region that nothing read, once every other stage is done: deconvolved again as a
+// Gaussian's blur, whose sigmas in multiples of the disc estimate these are (the disc estimate of
+// a Gaussian of sigma s lands at 1.2-1.6 s on blurred cylinders, so its own disc undoes too little
+// at the edge and rings in the middle). Only for estimates of kMinGaussianRadius or more (a
+// smaller one is a sharp image's edges) over a region grown by half its size on every side (the
+// fast pass's dark focus region of a blurred symbol holds its clearest part only).
+constexpr float kGaussianRetrySigmas[] = {0.55f, 0.7f, 0.85f};
+constexpr float kMinGaussianRadius = 2.0f;
+// The whole image's edge width (ImageBlurCues) from which its upsampled copy is soft enough for
+// that stage too: 2.6-8.3 px on the small blurred cylinders that read there, 0-2 on the small sharp
+// Aztec samples of the zxing corpus, which paid it on every copy (12 of them 3.69G -> 5.72G
+// instructions).
+constexpr float kSoftImageEdgeWidth = 2.5f;
+// On an upsampled copy, estimates over this are mostly the edges of larger shapes than dots (the
+// modules of the zxing corpus' small QR Codes and Aztec photos: 5.3-11.4 px). At 5 px it cost the
+// blurred cylinders' reads of modules of 5-6 px (the native test's scenes 36 -> 33 of 48); at 8 the
+// nine costliest samples pay 13.5% more instructions (at 5: 4.6%).
+constexpr float kMostGaussianRadiusOnCopy = 8.0f;
 
 // Light dots smeared by motion (deblurredPeaks). The image's gradient anisotropy (ImageBlurCues):
 // 1.2-1.7 on the five empty 720p frames, 3.7-31 on the real pack photos under a 5-7 px streak that
@@ -1102,8 +1120,14 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
 template <class F>
 class PassSchedule {
  public:
-  PassSchedule(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, bool halveDeblurred, F& onCandidate)
-      : image_(image), options_(options), deadline_(deadline), halveDeblurred_(halveDeblurred), onCandidate_(onCandidate) {}
+  PassSchedule(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, bool halveDeblurred, bool softAsGiven,
+               F& onCandidate)
+      : image_(image),
+        options_(options),
+        deadline_(deadline),
+        halveDeblurred_(halveDeblurred),
+        softAsGiven_(softAsGiven),
+        onCandidate_(onCandidate) {}
 
   void runAll() {
     workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
@@ -1133,6 +1157,7 @@ class PassSchedule {
         &PassSchedule::defocusedPeaks,       // light dots under defocus: their region deconvolved
         &PassSchedule::largeDeblurredPeaks,  // the same for regions too large for those two
         &PassSchedule::shortSmearPeaks,      // the smear pass again with shorter streaks
+        &PassSchedule::gaussianDeblurred,    // the soft region of deblurred as a Gaussian's blur
     };
     for (Stage stage : kHarder) {
       (this->*stage)();
@@ -1146,7 +1171,7 @@ class PassSchedule {
   void run(const GreyImage& img, const Pass& pass, const Frame& frame, PassStats& stats, bool reuse = true) {
     if (stop_ || Clock::now() > deadline_) return;
     runPass(img, pass, frame, options_.trace, reuse, deadline_, stats, [&](Candidate& cand) {
-      cand.lastStage = largeOnly_;
+      cand.lastStage = largeOnly_ || lastStage_;
       int r = onCandidate_(cand, pass, frame);
       if (r > 0) found_ = true;
       if (r < 0) stop_ = true;
@@ -1361,6 +1386,9 @@ class PassSchedule {
     std::vector<uint8_t> halfBuf;
     if (halved) downsample2(crop(r), halfBuf, region);
     if (!estimateBlur(region, blur)) return;
+    // (on an upsampled copy, where every edge looks soft, only when the image as given did)
+    const bool mayBeGaussian = halveDeblurred_ || (softAsGiven_ && blur.radius <= kMostGaussianRadiusOnCopy);
+    if (!blur.motion && !halved && mayBeGaussian && blur.depth >= kMinBlurDepth && blur.radius >= kMinGaussianRadius) soft_ = SoftRegion{r, blur};
     PPROF("  deblur region %d,%d-%d,%d motion %d length %.1f angle %.0f radius %.1f depth %.2f\n", r.x0, r.y0, r.x1, r.y1,
           blur.motion, blur.length, blur.angle * 57.3f, blur.radius, blur.depth);
     // a blur edge too short to merge dots of a readable size, or no clear one
@@ -1543,6 +1571,40 @@ class PassSchedule {
     largeOnly_ = false;
   }
 
+  // The soft region the deblurred stage estimated, undone as a Gaussian's blur once nothing else
+  // read (a lens's blur with the print's own spread: on a symbol wrapped round a vial the
+  // compressed columns near the silhouette are lost under a disc's ringing). Its candidates take
+  // the last stages' own allowance of extended lattices.
+  void gaussianDeblurred() {
+    if (!soft_) return;
+    const Rect& r = soft_->region;
+    // (grown by at most half its size a side, and to no more than kDeblurPixels of the image as
+    // given in all)
+    const double most = halveDeblurred_ ? kDeblurPixels : 4 * kDeblurPixels;
+    const double grow = std::clamp(0.5 * (std::sqrt(most / areaOf(r)) - 1), 0.0, 0.5);
+    const int gx = static_cast<int>(grow * (r.x1 - r.x0)), gy = static_cast<int>(grow * (r.y1 - r.y0));
+    const Rect grown{std::max(0, r.x0 - gx), std::max(0, r.y0 - gy), std::min(image_.width, r.x1 + gx), std::min(image_.height, r.y1 + gy)};
+    const Frame f{1.0f, static_cast<float>(grown.x0), static_cast<float>(grown.y0)};
+    BlurEstimate blur = soft_->blur;
+    GreyImage sharp;
+    std::vector<uint8_t> buf;
+    const size_t spills = spill_.size();
+    lastStage_ = true;
+    for (float scale : kGaussianRetrySigmas) {
+      if (over()) break;
+      blur.sigma = scale * soft_->blur.radius;
+      deblurRegion(crop(grown), blur, kWienerRegularisation, buf, sharp);
+      if (blur.lightDots) {
+        run(sharp, kDeblurredInverted, f, unused_, false);
+        if (!found_ && !stop_) run(sharp, kDeblurredAdaptiveInverted, f, unused_, false);
+      }
+      if (!found_ && !stop_) run(sharp, kDeblurredFast, f, unused_, false);
+      if (!found_ && !stop_) run(sharp, kDeblurredAdaptive, f, unused_, false);
+    }
+    lastStage_ = false;
+    spill_.resize(std::min(spill_.size(), spills));  // (nothing reads them after this stage)
+  }
+
   // The smear pass again with every streak estimate shortened (kShortSmearScale), once everything
   // else read nothing.
   void shortSmearPeaks() {
@@ -1655,6 +1717,7 @@ class PassSchedule {
   const ReadOptions& options_;
   const Clock::time_point deadline_;
   const bool halveDeblurred_;  // the deblurred stage may halve a large region (not on an upsampled copy: readDotCodes)
+  const bool softAsGiven_;     // an upsampled copy of an image whose edges looked soft (readDotCodes)
   F& onCandidate_;
   const Frame identity_;
   bool found_ = false, stop_ = false;
@@ -1673,16 +1736,23 @@ class PassSchedule {
   };
   PeaksDeblur deblur_ = PeaksDeblur::none;
   bool largeOnly_ = false;                 // the deconvolving peaks passes on their large regions only
+  bool lastStage_ = false;                 // gaussianDeblurred: its lattices take the last stages' allowance
   float smearScale_ = 1.0f;                // the smear pass's streaks as estimated, or shortened (shortSmearPeaks)
   std::optional<ImageBlurCues> blurCues_;  // (measured when a deblurring peaks stage first asks)
   BlurEstimate sharedSmear_;
-  std::vector<Rect> fine_;      // boxes of light lattices of very small modules (upsampledPeaks)
-  std::vector<Rect> textures_;  // boxes of large dotted textures any pass found
+  struct SoftRegion {
+    Rect region;  // a focus region of the frame
+    BlurEstimate blur;
+  };
+  std::optional<SoftRegion> soft_;  // deblurred's region, when its estimate may be a Gaussian's blur
+  std::vector<Rect> fine_;          // boxes of light lattices of very small modules (upsampledPeaks)
+  std::vector<Rect> textures_;      // boxes of large dotted textures any pass found
 };
 
 template <class F>
-void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, bool halveDeblurred, F&& onCandidate) {
-  PassSchedule<F> schedule(image, options, deadline, halveDeblurred, onCandidate);
+void runAllPasses(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, bool halveDeblurred, bool softAsGiven,
+                  F&& onCandidate) {
+  PassSchedule<F> schedule(image, options, deadline, halveDeblurred, softAsGiven, onCandidate);
   schedule.runAll();
 }
 
@@ -1745,7 +1815,7 @@ std::vector<GridCandidate> findGridCandidates(const GreyImage& image, const Read
   if (!image.valid()) return out;
   const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::max(0.0, options.timeBudgetMs) * 1000));
   std::vector<Extent> hyps;
-  runAllPasses(image, options, deadline, true, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
+  runAllPasses(image, options, deadline, true, false, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     extentHypotheses(cand.fit, hyps);
     if (hyps.empty()) return 0;
     const Extent& e = hyps[0];
@@ -1790,7 +1860,8 @@ void shiftCorners(std::vector<ReadResult>& results, float dx, float dy) {
     }
 }
 
-std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, bool halveLarge = true, bool halveDeblurred = true) {
+std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, bool halveLarge = true, bool halveDeblurred = true,
+                                    bool softAsGiven = false) {
   using namespace det;
   std::vector<ReadResult> results;
   if (!image.valid() || options.maxSymbols <= 0) return results;
@@ -2126,7 +2197,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     LatticeFit fit;          // its blob indices index dots; its pitch in image pixels
   };
   std::vector<Part> parts;
-  runAllPasses(image, options, deadline, halveDeblurred, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
+  runAllPasses(image, options, deadline, halveDeblurred, softAsGiven, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
     // cylinder's edge); follow the lattice over the image and try again with the longer one.
@@ -2327,11 +2398,15 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   // at twice the size: without them the native test of cylinders lit from one side lost reads; and
   // the deconvolving peaks stages stay: the defocus one reads small soft light dots here, real packs
   // at half size 41 -> 40 and 0.6x blurred 32 -> 29 of 43 without it.)
-  if (std::max(image.width, image.height) <= det::kSmallImageSide && rest().timeBudgetMs > 1) {
+  // Its upsampled copies take gaussianDeblurred only where the image as given looks soft: every edge
+  // of an upsampled copy does.
+  const bool small = std::max(image.width, image.height) <= det::kSmallImageSide;
+  const bool softAsGiven = small && rest().timeBudgetMs > 1 && det::imageBlurCues(image).edgeWidth >= det::kSoftImageEdgeWidth;
+  if (small && rest().timeBudgetMs > 1) {
     std::vector<uint8_t> buf;
     GreyImage up;
     det::upsample2(image, buf, up);
-    results = readAsGiven(up, rest(), false, false);
+    results = readAsGiven(up, rest(), false, false, softAsGiven);
     scaleCorners(results, 0.5f);
     if (!results.empty()) return results;
   }
@@ -2360,7 +2435,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
       std::vector<uint8_t> buf;
       GreyImage up;
       det::upsample2(deblocked, buf, up);
-      results = readAsGiven(up, rest(), false, false);
+      results = readAsGiven(up, rest(), false, false, softAsGiven);
       scaleCorners(results, 0.5f);
     }
   }
