@@ -1573,8 +1573,10 @@ class PassSchedule {
 
   // The soft region the deblurred stage estimated, undone as a Gaussian's blur once nothing else
   // read (a lens's blur with the print's own spread: on a symbol wrapped round a vial the
-  // compressed columns near the silhouette are lost under a disc's ringing). Its candidates take
-  // the last stages' own allowance of extended lattices.
+  // compressed columns near the silhouette are lost under a disc's ringing). Read by the deblurred
+  // thresholds, then by the peaks of its dots' polarity (the edge columns' dots, a pixel or two
+  // apart, come apart as peaks before any threshold splits them: 2 of 200 more, 6 at small
+  // modules). Its candidates take the last stages' own allowance of extended lattices.
   void gaussianDeblurred() {
     if (!soft_) return;
     const Rect& r = soft_->region;
@@ -1600,6 +1602,7 @@ class PassSchedule {
       }
       if (!found_ && !stop_) run(sharp, kDeblurredFast, f, unused_, false);
       if (!found_ && !stop_) run(sharp, kDeblurredAdaptive, f, unused_, false);
+      if (!found_ && !stop_) run(sharp, blur.lightDots ? kPeaksLight : kPeaksDark, f, unused_, false);
     }
     lastStage_ = false;
     spill_.resize(std::min(spill_.size(), spills));  // (nothing reads them after this stage)

@@ -1028,7 +1028,7 @@ TEST("detector: small-module symbols wrapped 64-70 degrees round a cylinder are 
 // Out of focus on a vial: a Gaussian of a third of a module at the middle is a module or more at
 // the compressed columns near the silhouette. The disc the deblurred stage estimates undoes too
 // little there and rings in the middle; the same region deconvolved as a Gaussian's blur, grown
-// to hold the whole symbol, reads (gaussianDeblurred). (48 scenes: 30 read without it, 35 with.)
+// to hold the whole symbol, reads (gaussianDeblurred). (48 scenes: 30 read without it, 38 with.)
 TEST("detector: symbols wrapped round a cylinder under a Gaussian blur of a third of a module are read") {
   struct View {
     double module, halfArc, distance, sigma;
@@ -1050,7 +1050,7 @@ TEST("detector: symbols wrapped round a cylinder under a Gaussian blur of a thir
     }
   REQUIRE(tried >= 10 * check::sceneRounds(4));
   std::cerr << "  cylinders under a Gaussian blur: " << read << " of " << tried << " read\n";
-  CHECK_RATE(read >= 33);
+  CHECK_RATE(read >= 35);
 }
 
 // Rows wrapped round a cylinder seen from 3.3-3.5 radii and pitched 7-8 degrees along its axis: the
