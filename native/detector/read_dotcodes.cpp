@@ -1578,7 +1578,9 @@ class PassSchedule {
   // apart, come apart as peaks before any threshold splits them: 2 of 200 more, 6 at small
   // modules). Its candidates take the last stages' own allowance of extended lattices.
   void gaussianDeblurred() {
-    if (!soft_) return;
+    // (not on live frames: the next frame is another chance, and the frames' fusion takes only
+    // lattices every build samples alike within a frame's budget)
+    if (!soft_ || options_.sampled) return;
     const Rect& r = soft_->region;
     // (grown by at most half its size a side, and to no more than kDeblurPixels of the image as
     // given in all)
