@@ -1405,14 +1405,7 @@ class PassSchedule {
         blur.radius = kDefocusRetryScales[k - 1] * estimated;
       }
       deblurRegion(region, blur, kWienerRegularisation, buf, sharp);
-      // light dots where the window's ground is dark; a dense dark symbol under heavy defocus can
-      // look the same, so the dark thresholds follow there
-      if (blur.lightDots) {
-        run(sharp, kDeblurredInverted, f, unused_, false);
-        if (!found_ && !stop_) run(sharp, kDeblurredAdaptiveInverted, f, unused_, false);
-      }
-      if (!found_ && !stop_) run(sharp, kDeblurredFast, f, unused_, false);
-      if (!found_ && !stop_) run(sharp, kDeblurredAdaptive, f, unused_, false);
+      readDeblurred(sharp, f, blur.lightDots);
       // a retry's lattices come from a guessed kernel: not worth a spill re-read of the frame
       // (one took the place of the spill that read a real pack photo)
       if (k == 0)
@@ -1571,6 +1564,18 @@ class PassSchedule {
     largeOnly_ = false;
   }
 
+  // A deconvolved region read by the deblurred thresholds: light dots first where the window's
+  // ground is dark (a dense dark symbol under heavy defocus can look the same, so the dark
+  // thresholds follow there).
+  void readDeblurred(const GreyImage& sharp, const Frame& f, bool lightDots) {
+    if (lightDots) {
+      run(sharp, kDeblurredInverted, f, unused_, false);
+      if (!found_ && !stop_) run(sharp, kDeblurredAdaptiveInverted, f, unused_, false);
+    }
+    if (!found_ && !stop_) run(sharp, kDeblurredFast, f, unused_, false);
+    if (!found_ && !stop_) run(sharp, kDeblurredAdaptive, f, unused_, false);
+  }
+
   // The soft region the deblurred stage estimated, undone as a Gaussian's blur once nothing else
   // read (a lens's blur with the print's own spread: on a symbol wrapped round a vial the
   // compressed columns near the silhouette are lost under a disc's ringing). Read by the deblurred
@@ -1598,12 +1603,7 @@ class PassSchedule {
       if (over()) break;
       blur.sigma = scale * soft_->blur.radius;
       deblurRegion(crop(grown), blur, kWienerRegularisation, buf, sharp);
-      if (blur.lightDots) {
-        run(sharp, kDeblurredInverted, f, unused_, false);
-        if (!found_ && !stop_) run(sharp, kDeblurredAdaptiveInverted, f, unused_, false);
-      }
-      if (!found_ && !stop_) run(sharp, kDeblurredFast, f, unused_, false);
-      if (!found_ && !stop_) run(sharp, kDeblurredAdaptive, f, unused_, false);
+      readDeblurred(sharp, f, blur.lightDots);
       if (!found_ && !stop_) run(sharp, blur.lightDots ? kPeaksLight : kPeaksDark, f, unused_, false);
     }
     lastStage_ = false;
