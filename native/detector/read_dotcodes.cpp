@@ -533,6 +533,9 @@ constexpr int kPyramidSide = 1400;
 // (readDotCodes): 640x480 frames upright or turned any angle (their diagonal is 800 px), not
 // 1280x720 ones. The upsampled copy is not halved again by pass 8.
 constexpr int kSmallImageSide = 800;
+// Images of at most this many pixels whose fast pass saw no region are read whole by the harder
+// passes (PassSchedule::wholeSmallImage).
+constexpr double kWholeFocusPixels = 200000;
 // Photos of more pixels than this, and at most kMostWindowedPixels, are read again in windows
 // when the whole reads nothing (readInWindows): from 1.5 times a 1920 x 1080 frame, so video
 // frames never pay it, to a 16 MP phone photo (4608 x 3456). Larger images (a page scanned at
@@ -1138,6 +1141,7 @@ class PassSchedule {
     // by blur or ink spread; the dark ground around light dots, for the inverted passes). They run
     // on those regions only (most frames hold no symbol, and whole-frame passes are what an empty
     // frame would pay), or on the whole frame when the regions cover most of it.
+    wholeSmallImage();
     focusRegions(dark_.focus, image_.width, image_.height, focus_);
 #ifdef DC_PROF
     for (const Rect& r : focus_) PPROF("  focus %d,%d-%d,%d\n", r.x0, r.y0, r.x1, r.y1);
@@ -1166,6 +1170,18 @@ class PassSchedule {
   }
 
  private:
+  // A small image (a crop around one symbol, a vial filling a low-resolution frame) of which the
+  // fast pass saw no region: its threshold follows the block statistics, which a cylinder's
+  // shading and its specular stripe throw off, so clear dots can go unseen. The whole image is
+  // then the region of every harder pass, both polarities: cheap at this size, and the only
+  // place left to look.
+  void wholeSmallImage() {
+    if (!dark_.focus.empty() || !light_.focus.empty() || areaOf(Rect{0, 0, image_.width, image_.height}) > kWholeFocusPixels) return;
+    const Rect whole{0, 0, image_.width, image_.height};
+    dark_.focus.push_back(whole);
+    light_.focus.push_back(whole);
+  }
+
   // One pass over an image (the frame, a crop of it, or a resampled copy), each lattice handed to
   // onCandidate; a lattice that did not read and reaches past its crop is noted for a re-read.
   void run(const GreyImage& img, const Pass& pass, const Frame& frame, PassStats& stats, bool reuse = true) {
