@@ -153,7 +153,9 @@ float samplePeriodic(const std::vector<float>& a, int n, float x, float y) {
 // Largest window the estimate looks at: the blur is the same over the region, and a central
 // window of this size holds hundreds of dots of any symbol the pass can read.
 constexpr int kEstimateWindow = 88;  // with the lags, a 128 x 128 transform
-constexpr float kMaxLag = 36.0f;     // px: a motion streak of 1.6 modules of 20 px
+// The windows estimateImageStreak averages (each a 128 x 128 transform).
+constexpr size_t kImageStreakWindows = 6;
+constexpr float kMaxLag = 36.0f;  // px: a motion streak of 1.6 modules of 20 px
 // lag of the autocorrelation minimum per disc radius (1.67-1.91 on the renders; a slightly small
 // radius deconvolves better than a large one)
 constexpr float kLagPerRadius = 1.8f;
@@ -296,11 +298,11 @@ bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
 // The streak's search: the deepest minimum of the gradient's normalised autocorrelation, averaged
 // over the windows, along a direction within 12 degrees of weakAngle (the direction of the weak
 // gradient), at lags from 1.5 px.
-void deepestStreak(const std::vector<GradientCorrelation>& windows, float weakAngle, BlurEstimate& out) {
+void deepestStreak(const std::vector<GradientCorrelation>& windows, float weakAngle, BlurEstimate& out, int span = 12) {
   float best = 0, bestLag = 0, bestAngle = 0, maxLag = kMaxLag;
   for (const GradientCorrelation& g : windows) maxLag = std::min(maxLag, g.maxLag);
   std::vector<float> zero(windows.size());
-  for (int da = -12; da <= 12; da += 2) {
+  for (int da = -span; da <= span; da += 2) {
     const float a = weakAngle + static_cast<float>(da) * kPi / 180, c = std::cos(a), s = std::sin(a);
     int used = 0;
     for (size_t k = 0; k < windows.size(); ++k) used += (zero[k] = windows[k].atZero(c, s)) > 0 ? 1 : 0;
@@ -345,7 +347,10 @@ bool estimateBlur(const GreyImage& region, BlurEstimate& out) {
   return bestLag > 0;
 }
 
-bool estimateSharedStreak(const std::vector<GreyImage>& regions, float weakAngle, BlurEstimate& out) {
+namespace {
+
+// The deepest streak of the regions' windows within `span` degrees of weakAngle.
+bool streakOver(const std::vector<GreyImage>& regions, float weakAngle, int span, BlurEstimate& out) {
   std::vector<GradientCorrelation> windows;
   for (const GreyImage& r : regions) {
     windows.emplace_back();
@@ -353,8 +358,34 @@ bool estimateSharedStreak(const std::vector<GreyImage>& regions, float weakAngle
   }
   if (windows.empty()) return false;
   out.motion = true;
-  deepestStreak(windows, weakAngle, out);
+  deepestStreak(windows, weakAngle, out, span);
   return out.length > 0;
+}
+
+}  // namespace
+
+bool estimateSharedStreak(const std::vector<GreyImage>& regions, float weakAngle, BlurEstimate& out) {
+  return streakOver(regions, weakAngle, 12, out);
+}
+
+bool estimateImageStreak(const GreyImage& img, float weakAngle, BlurEstimate& out) {
+  // Windows on a grid over the image, the most textured first: a streak shows on edges (the
+  // symbol, the print and the panels beside it), while a flat window adds only its noise.
+  std::vector<std::pair<double, GreyImage>> windows;
+  for (int y = 0; y + kEstimateWindow <= img.height; y += kEstimateWindow)
+    for (int x = 0; x + kEstimateWindow <= img.width; x += kEstimateWindow) {
+      const GreyImage w{img.data + static_cast<size_t>(y) * img.stride + x, kEstimateWindow, kEstimateWindow, img.stride};
+      double energy = 0;
+      for (int yy = 1; yy + 1 < w.height; yy += 2)
+        for (int xx = 1; xx + 1 < w.width; xx += 2) energy += std::abs(w.at(xx + 1, yy) - w.at(xx - 1, yy)) + std::abs(w.at(xx, yy + 1) - w.at(xx, yy - 1));
+      windows.push_back({energy, w});
+    }
+  const size_t kept = std::min<size_t>(windows.size(), kImageStreakWindows);
+  std::partial_sort(windows.begin(), windows.begin() + static_cast<std::ptrdiff_t>(kept), windows.end(),
+                    [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<GreyImage> regions;
+  for (size_t k = 0; k < kept; ++k) regions.push_back(windows[k].second);
+  return streakOver(regions, weakAngle, 12, out);
 }
 
 void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,

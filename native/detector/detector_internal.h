@@ -199,6 +199,8 @@ void fft2(std::vector<float>& re, std::vector<float>& im, int nx, int ny, bool i
 // deepest minimum of their windows' averaged gradient autocorrelations, within 12 degrees of
 // weakAngle. False when no region is large enough.
 bool estimateSharedStreak(const std::vector<GreyImage>& regions, float weakAngle, BlurEstimate& out);
+// One motion streak for the whole image, from the windows of a grid over it with the most edges.
+bool estimateImageStreak(const GreyImage& img, float weakAngle, BlurEstimate& out);
 // The region deconvolved by a Wiener filter with the estimated kernel (regularisation relative to
 // a kernel of unit sum), into buf; out views buf.
 void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,
