@@ -431,7 +431,9 @@ constexpr float kSmearRegularisation = 0.03f;
 // the ratio low) and whose estimate is a streak of kMinImageStreak..kMaxSmear px at a depth of at
 // least kMinImageStreakDepth: 7.2-10 px and 0.21-0.46 on those photos, against 2-4.5 px (and 7 px
 // at a ratio of 1.23) on the five empty 720p frames and the renderer's negatives, which therefore
-// pay the estimate only (9 of the renderer's 100 negative scenes pass and pay one re-read).
+// pay the estimate only (11 of the renderer's 100 negative scenes pass and pay one re-read). An
+// image whose anisotropy reaches the smear stages' own gate needs only their depth: two vertical
+// streaks estimated right at 0.17-0.18 read (9 of the negatives passed without that).
 // Deconvolved by kImageStreakScale times the estimate: on the 44 real pack photos under 4-7 px
 // streaks at 0-90 degrees that the smear stages leave unread, 0.85 alone reads the 34 that 0.85,
 // 1.0 and 0.7 in turn read (1.0 alone 30, 0.7 alone 32).
@@ -2505,8 +2507,10 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   if (results.empty() && !options.sampled && pixels <= det::kUnsmearPixels && rest().timeBudgetMs > 1) {
     const det::ImageBlurCues cues = det::imageBlurCues(image);
     det::BlurEstimate streak;
+    // (an image the smear stages' own gate calls streaked needs only their depth)
+    const float minDepth = cues.anisotropy >= det::kSmearAnisotropy ? det::kMinSmearDepth : det::kMinImageStreakDepth;
     if (cues.anisotropy >= det::kImageStreakAnisotropy && det::estimateImageStreak(image, cues.weakAngle, streak) &&
-        streak.depth >= det::kMinImageStreakDepth && streak.length >= det::kMinImageStreak && streak.length <= det::kMaxSmear) {
+        streak.depth >= minDepth && streak.length >= det::kMinImageStreak && streak.length <= det::kMaxSmear) {
       PPROF("  image streak %.1f px at %.0f, depth %.2f (cue %.2f)\n", streak.length, streak.angle * 57.3f, streak.depth, cues.anisotropy);
       std::vector<uint8_t> buf;
       GreyImage sharp;
