@@ -425,7 +425,8 @@ constexpr float kMaxSmear = 16.0f;
 constexpr float kMinSmearDepth = 0.15f;
 constexpr float kSmearRegularisation = 0.03f;
 // The whole image deconvolved by one streak estimated over it (readDotCodes, after every other
-// re-read): images of at most kUnsmearPixels (a 1080p frame; larger photos are read in windows),
+// re-read): images of at most kUnsmearPixels (a 1080p frame, whose transform is 2048 x 2048: four
+// float planes, 64 MB for the moment of the deconvolution; larger photos are read in windows),
 // whose gradient anisotropy is at least kImageStreakAnisotropy (1.58-10 on the real pack photos
 // under a 7 px streak that it reads; a streak at 30 degrees across a pack's straight edges leaves
 // the ratio low) and whose estimate is a streak of kMinImageStreak..kMaxSmear px at a depth of at
