@@ -298,11 +298,11 @@ bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
 // The streak's search: the deepest minimum of the gradient's normalised autocorrelation, averaged
 // over the windows, along a direction within 12 degrees of weakAngle (the direction of the weak
 // gradient), at lags from 1.5 px.
-void deepestStreak(const std::vector<GradientCorrelation>& windows, float weakAngle, BlurEstimate& out, int span = 12) {
+void deepestStreak(const std::vector<GradientCorrelation>& windows, float weakAngle, BlurEstimate& out) {
   float best = 0, bestLag = 0, bestAngle = 0, maxLag = kMaxLag;
   for (const GradientCorrelation& g : windows) maxLag = std::min(maxLag, g.maxLag);
   std::vector<float> zero(windows.size());
-  for (int da = -span; da <= span; da += 2) {
+  for (int da = -12; da <= 12; da += 2) {
     const float a = weakAngle + static_cast<float>(da) * kPi / 180, c = std::cos(a), s = std::sin(a);
     int used = 0;
     for (size_t k = 0; k < windows.size(); ++k) used += (zero[k] = windows[k].atZero(c, s)) > 0 ? 1 : 0;
@@ -347,10 +347,7 @@ bool estimateBlur(const GreyImage& region, BlurEstimate& out) {
   return bestLag > 0;
 }
 
-namespace {
-
-// The deepest streak of the regions' windows within `span` degrees of weakAngle.
-bool streakOver(const std::vector<GreyImage>& regions, float weakAngle, int span, BlurEstimate& out) {
+bool estimateSharedStreak(const std::vector<GreyImage>& regions, float weakAngle, BlurEstimate& out) {
   std::vector<GradientCorrelation> windows;
   for (const GreyImage& r : regions) {
     windows.emplace_back();
@@ -358,14 +355,8 @@ bool streakOver(const std::vector<GreyImage>& regions, float weakAngle, int span
   }
   if (windows.empty()) return false;
   out.motion = true;
-  deepestStreak(windows, weakAngle, out, span);
+  deepestStreak(windows, weakAngle, out);
   return out.length > 0;
-}
-
-}  // namespace
-
-bool estimateSharedStreak(const std::vector<GreyImage>& regions, float weakAngle, BlurEstimate& out) {
-  return streakOver(regions, weakAngle, 12, out);
 }
 
 bool estimateImageStreak(const GreyImage& img, float weakAngle, BlurEstimate& out) {
@@ -385,7 +376,7 @@ bool estimateImageStreak(const GreyImage& img, float weakAngle, BlurEstimate& ou
                     [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<GreyImage> regions;
   for (size_t k = 0; k < kept; ++k) regions.push_back(windows[k].second);
-  return streakOver(regions, weakAngle, 12, out);
+  return estimateSharedStreak(regions, weakAngle, out);
 }
 
 void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,
