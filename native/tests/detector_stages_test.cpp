@@ -397,6 +397,20 @@ std::pair<int, int> readScenes(size_t first, size_t stride, Fits fits, Scene sce
   return {read, tried};
 }
 
+// readScenes for each of `sets` sets of scenes and each of `firsts` starting vectors (every
+// `stride`-th vector from start(set, first)), summed: scene(set, first, mx, k) draws one.
+template <class Start, class Fits, class Scene>
+std::pair<int, int> readSceneSets(int sets, size_t firsts, size_t stride, Start start, Fits fits, Scene scene) {
+  int read = 0, tried = 0;
+  for (int n = 0; n < sets; ++n)
+    for (size_t first = 0; first < firsts; ++first) {
+      const auto [r, t] = readScenes(start(n, first), stride, fits, [&](const Matrix& mx, int k) { return scene(n, first, mx, k); });
+      read += r;
+      tried += t;
+    }
+  return {read, tried};
+}
+
 }  // namespace
 
 TEST("detector: small light dots on a dark pack panel beside text are read (peaks pass)") {
@@ -1005,21 +1019,16 @@ TEST("detector: small-module symbols wrapped 64-70 degrees round a cylinder are 
   struct View {
     double module, halfArc, distance;
   };
-  int read = 0, tried = 0;
   const View views[] = {{3.0, 66, 6}, {3.3, 68, 4.5}, {3.6, 70, 8}, {3.2, 64, 5}};
-  for (int n = 0; n < check::sceneRounds(4); ++n)
-    for (size_t first = 0; first < 2; ++first) {
-      const View& v = views[n];
-      const auto [r, t] = readScenes(
-          first + 4, 4, [](const Matrix& mx) { return mx.cols >= 18 && mx.rows * mx.cols <= 900; },
-          [&v, first](const Matrix& mx, int k) {
-            PackScene p = closeCylinderScene(mx, v.module, v.halfArc, v.distance, 7.0 + 53.0 * k + 29.0 * first);
-            boxBlur(p.img, p.w, p.h);  // (a softer camera: the edge columns merge)
-            return p;
-          });
-      read += r;
-      tried += t;
-    }
+  const auto [read, tried] = readSceneSets(
+      check::sceneRounds(4), 2, 4, [](int, size_t first) { return first + 4; },
+      [](const Matrix& mx) { return mx.cols >= 18 && mx.rows * mx.cols <= 900; },
+      [&views](int n, size_t first, const Matrix& mx, int k) {
+        const View& v = views[n];
+        PackScene p = closeCylinderScene(mx, v.module, v.halfArc, v.distance, 7.0 + 53.0 * k + 29.0 * first);
+        boxBlur(p.img, p.w, p.h);  // (a softer camera: the edge columns merge)
+        return p;
+      });
   REQUIRE(tried >= 10 * check::sceneRounds(4));
   std::cerr << "  small-module cylinders, 64-70 degrees: " << read << " of " << tried << " read\n";
   CHECK_RATE(read >= 30);
@@ -1033,21 +1042,16 @@ TEST("detector: symbols wrapped round a cylinder under a Gaussian blur of a thir
   struct View {
     double module, halfArc, distance, sigma;
   };
-  int read = 0, tried = 0;
   const View views[] = {{5.5, 64, 5, 0.38}, {6.0, 60, 6, 0.36}, {5.0, 62, 4, 0.40}, {5.5, 66, 7, 0.37}};
-  for (int n = 0; n < check::sceneRounds(4); ++n)
-    for (size_t first = 0; first < 2; ++first) {
-      const View& v = views[n];
-      const auto [r, t] = readScenes(
-          first + 2 * n, 4, [](const Matrix& mx) { return mx.cols >= 16 && mx.rows * mx.cols <= 900; },
-          [&v, first](const Matrix& mx, int k) {
-            PackScene p = closeCylinderScene(mx, v.module, v.halfArc, v.distance, 11.0 + 47.0 * k + 23.0 * first, 0.3, 0.45, 110);
-            p.img = gaussianBlurred(p.img, p.w, p.h, v.sigma * v.module);
-            return p;
-          });
-      read += r;
-      tried += t;
-    }
+  const auto [read, tried] = readSceneSets(
+      check::sceneRounds(4), 2, 4, [](int n, size_t first) { return first + 2 * n; },
+      [](const Matrix& mx) { return mx.cols >= 16 && mx.rows * mx.cols <= 900; },
+      [&views](int n, size_t first, const Matrix& mx, int k) {
+        const View& v = views[n];
+        PackScene p = closeCylinderScene(mx, v.module, v.halfArc, v.distance, 11.0 + 47.0 * k + 23.0 * first, 0.3, 0.45, 110);
+        p.img = gaussianBlurred(p.img, p.w, p.h, v.sigma * v.module);
+        return p;
+      });
   REQUIRE(tried >= 10 * check::sceneRounds(4));
   std::cerr << "  cylinders under a Gaussian blur: " << read << " of " << tried << " read\n";
   CHECK_RATE(read >= 35);
@@ -1085,20 +1089,14 @@ PackScene glossyVialScene(const Matrix& mx, const Vial& v, double angle) {
 // and the harder passes had nowhere to look. A small image whose fast pass saw no region is read
 // whole. (72 scenes: 66 read without, 70 with.)
 TEST("detector: small images of glossy vials whose fast pass sees no region are read whole") {
-  int read = 0, tried = 0;
   const Vial vials[] = {{3.0, 64, 0.5, 0.05, -0.1, 0.6, 1.0, 20, 180},
                         {3.0, 64, 0.8, 0.05, -0.1, 0.45, 1.0, 20, 180},
                         {3.0, 64, 0.8, 0.05, -0.1, 0.6, 1.0, 20, 180},
                         {3.0, 64, 0.5, 0.08, -0.1, 0.6, 1.0, 20, 180}};
-  for (int n = 0; n < check::sceneRounds(4); ++n)
-    for (size_t first = 0; first < 3; ++first) {
-      const Vial& v = vials[n];
-      const auto [r, t] = readScenes(
-          first, 3, [](const Matrix& mx) { return mx.cols >= 14 && mx.rows * mx.cols <= 600; },
-          [&v, first](const Matrix& mx, int k) { return glossyVialScene(mx, v, 9.0 + 41.0 * k + 13.0 * first); });
-      read += r;
-      tried += t;
-    }
+  const auto [read, tried] = readSceneSets(
+      check::sceneRounds(4), 3, 3, [](int, size_t first) { return first; },
+      [](const Matrix& mx) { return mx.cols >= 14 && mx.rows * mx.cols <= 600; },
+      [&vials](int n, size_t first, const Matrix& mx, int k) { return glossyVialScene(mx, vials[n], 9.0 + 41.0 * k + 13.0 * first); });
   REQUIRE(tried >= 18 * check::sceneRounds(4));
   std::cerr << "  glossy vials in small images: " << read << " of " << tried << " read\n";
   CHECK_RATE(read >= 69);
