@@ -1196,8 +1196,8 @@ class PassSchedule {
   // then the region of every harder pass, both polarities: cheap at this size, and the only
   // place left to look.
   void wholeSmallImage() {
-    if (!dark_.focus.empty() || !light_.focus.empty() || areaOf(Rect{0, 0, image_.width, image_.height}) > kWholeFocusPixels) return;
     const Rect whole{0, 0, image_.width, image_.height};
+    if (!dark_.focus.empty() || !light_.focus.empty() || areaOf(whole) > kWholeFocusPixels) return;
     dark_.focus.push_back(whole);
     light_.focus.push_back(whole);
   }
@@ -2409,6 +2409,29 @@ void readInWindows(const GreyImage& image, Rest&& rest, std::vector<ReadResult>&
     }
   }
 }
+// A streak over the whole image (a hand-held phone, a pack on a moving line) that the smear
+// stages did not undo: their regions' own estimates, and the shared one over the light regions,
+// missed the streak's direction or length, or their regions cut the symbol. One streak is
+// estimated over the image's most textured windows and the whole image deconvolved by a little
+// less than it (the estimate overshoots on real photos, as in shortSmearPeaks), then read again
+// with every pass. Offline, the real pack photos under a 7 px streak deconvolved whole by the
+// true kernel all read, and by 8-9 px (the estimate) most did. Nothing when the image shows no
+// such streak.
+std::vector<ReadResult> readUnsmeared(const GreyImage& image, const det::ImageBlurCues& cues, const ReadOptions& options) {
+  det::BlurEstimate streak;
+  // (an image the smear stages' own gate calls streaked needs only their depth)
+  const float minDepth = cues.anisotropy >= det::kSmearAnisotropy ? det::kMinSmearDepth : det::kMinImageStreakDepth;
+  if (cues.anisotropy < det::kImageStreakAnisotropy || !det::estimateImageStreak(image, cues.weakAngle, streak) || streak.depth < minDepth ||
+      streak.length < det::kMinImageStreak || streak.length > det::kMaxSmear)
+    return {};
+  PPROF("  image streak %.1f px at %.0f, depth %.2f (cue %.2f)\n", streak.length, streak.angle * 57.3f, streak.depth, cues.anisotropy);
+  std::vector<uint8_t> buf;
+  GreyImage sharp;
+  streak.length *= det::kImageStreakScale;
+  det::deblurRegion(image, streak, det::kWienerRegularisation, buf, sharp);
+  return readAsGiven(sharp, options);
+}
+
 }  // namespace
 
 // Camera conditions that the passes, made for 2-6 px modules over most of the 8-bit range, miss:
@@ -2439,7 +2462,9 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   // Its upsampled copies take gaussianDeblurred only where the image as given looks soft: every edge
   // of an upsampled copy does.
   const bool small = std::max(image.width, image.height) <= det::kSmallImageSide;
-  const bool softAsGiven = small && rest().timeBudgetMs > 1 && det::imageBlurCues(image).edgeWidth >= det::kSoftImageEdgeWidth;
+  std::optional<det::ImageBlurCues> cues;  // (computed once: the small image's copies and the streak's re-read)
+  if (small && rest().timeBudgetMs > 1) cues = det::imageBlurCues(image);
+  const bool softAsGiven = cues && cues->edgeWidth >= det::kSoftImageEdgeWidth;
   if (small && rest().timeBudgetMs > 1) {
     std::vector<uint8_t> buf;
     GreyImage up;
@@ -2497,28 +2522,9 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     }
   }
   const double pixels = static_cast<double>(image.width) * image.height;
-  // A streak over the whole image (a hand-held phone, a pack on a moving line) that the smear
-  // stages did not undo: their regions' own estimates, and the shared one over the light regions,
-  // missed the streak's direction or length, or their regions cut the symbol. One streak is
-  // estimated over the image's most textured windows and the whole image deconvolved by a little
-  // less than it (the estimate overshoots on real photos, as in shortSmearPeaks), then read again
-  // with every pass. Offline, the real pack photos under a 7 px streak deconvolved whole by the
-  // true kernel all read, and by 8-9 px (the estimate) most did.
-  // (not on live frames: the next frame is another chance, and a frame's budget is short)
   if (results.empty() && !options.sampled && pixels <= det::kUnsmearPixels && rest().timeBudgetMs > 1) {
-    const det::ImageBlurCues cues = det::imageBlurCues(image);
-    det::BlurEstimate streak;
-    // (an image the smear stages' own gate calls streaked needs only their depth)
-    const float minDepth = cues.anisotropy >= det::kSmearAnisotropy ? det::kMinSmearDepth : det::kMinImageStreakDepth;
-    if (cues.anisotropy >= det::kImageStreakAnisotropy && det::estimateImageStreak(image, cues.weakAngle, streak) &&
-        streak.depth >= minDepth && streak.length >= det::kMinImageStreak && streak.length <= det::kMaxSmear) {
-      PPROF("  image streak %.1f px at %.0f, depth %.2f (cue %.2f)\n", streak.length, streak.angle * 57.3f, streak.depth, cues.anisotropy);
-      std::vector<uint8_t> buf;
-      GreyImage sharp;
-      streak.length *= det::kImageStreakScale;
-      det::deblurRegion(image, streak, det::kWienerRegularisation, buf, sharp);
-      results = readAsGiven(sharp, rest());
-    }
+    if (!cues) cues = det::imageBlurCues(image);
+    results = readUnsmeared(image, *cues, rest());
   }
   if (results.empty() && pixels > det::kLargePhotoPixels && pixels <= det::kMostWindowedPixels) readInWindows(image, rest, results);
   return results;
