@@ -439,6 +439,12 @@ constexpr float kSmearRegularisation = 0.03f;
 // streaks at 0-90 degrees that the smear stages leave unread, 0.85 alone reads the 34 that 0.85,
 // 1.0 and 0.7 in turn read (1.0 alone 30, 0.7 alone 32).
 constexpr double kUnsmearPixels = 1920.0 * 1080;
+// The deconvolution is one piece of work the deadline cannot cut (the other deblurring stages keep
+// theirs to kDeblurPixels): it starts only with this much of the budget left per megapixel (about
+// 1.5 times its cost: 67 ms at 1280x720 and 153 ms at 1920x1080 on this 2-core machine, loaded).
+// Without it an image that reached this step near its deadline overran it by the whole transform
+// (a 1080p field of random dots: 252 ms of CPU against 250).
+constexpr double kUnsmearMsPerMegapixel = 110;
 constexpr float kImageStreakAnisotropy = 1.5f;
 constexpr float kMinImageStreakDepth = 0.2f;
 constexpr float kMinImageStreak = 6.0f;
@@ -2522,7 +2528,8 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     }
   }
   const double pixels = static_cast<double>(image.width) * image.height;
-  if (results.empty() && !options.sampled && pixels <= det::kUnsmearPixels && rest().timeBudgetMs > 1) {
+  if (results.empty() && !options.sampled && pixels <= det::kUnsmearPixels &&
+      rest().timeBudgetMs >= det::kUnsmearMsPerMegapixel * pixels / 1e6) {
     if (!cues) cues = det::imageBlurCues(image);
     results = readUnsmeared(image, *cues, rest());
   }
