@@ -290,6 +290,15 @@ export const TUNING_TRANSFORMS: readonly CameraTransform[] = [
   transform('desk4000', 'pasted at its own scale into a 4000 x 3000 plain desk', desk(4000, 3000)),
   transform('clutter4000', 'pasted at its own scale into a 4000 x 3000 frame of text, barcodes and dotted textures', clutter(4000, 3000)),
   transform('clutter1080', 'pasted at its own scale into a 1920 x 1080 frame of text, barcodes and dotted textures', clutter(1920, 1080)),
+  // two or three conditions at once (another camera in a dim room, a hand-held phone): each alone
+  // reads 39-43 of 43, together they take the dots' contrast under the sensor's noise
+  transform('dark45n5', 'underexposed x0.45, sensor noise sigma 5', tone((v) => 0.45 * v), noise(5)),
+  transform('blur1n5', 'Gaussian blur 1 px, sensor noise sigma 5', blur(1), noise(5)),
+  transform('blur12n4', 'Gaussian blur 1.2 px, sensor noise sigma 4', blur(1.2), noise(4)),
+  transform('mot4a30n6', 'motion streak 4 px at 30 degrees, sensor noise sigma 6', motion(4, 30), noise(6)),
+  transform('blur1dark45n5', 'Gaussian blur 1 px, underexposed x0.45, sensor noise sigma 5', blur(1), tone((v) => 0.45 * v), noise(5)),
+  transform('hazeblur12n4', 'haze x0.6 + 90, Gaussian blur 1.2 px, sensor noise sigma 4', tone((v) => 0.6 * v + 90), blur(1.2), noise(4)),
+  transform('mot4a30n6j60', 'motion streak 4 px at 30 degrees, sensor noise sigma 6, JPEG q60', motion(4, 30), noise(6), jpeg(60)),
 ];
 
 /** Conditions never looked at while tuning: reported separately, the check that a gain is general. */
@@ -302,6 +311,10 @@ export const HELD_OUT_TRANSFORMS: readonly CameraTransform[] = [
   transform('phone2000', 'a phone: 2000 px long side', phone(2000)),
   transform('phone3000', 'a phone: 3000 px long side', phone(3000)),
   transform('phone3000r33', 'a phone: 3000 px long side, turned 33 degrees first', rotate(33), phone(3000)),
+  transform('dark55n6', 'underexposed x0.55, sensor noise sigma 6', tone((v) => 0.55 * v), noise(6)),
+  transform('blur08n6j70', 'Gaussian blur 0.8 px, sensor noise sigma 6, JPEG q70', blur(0.8), noise(6), jpeg(70)),
+  transform('r120lowcn5', 'turned 120 degrees, low contrast x0.5 + 50, sensor noise sigma 5', rotate(120), tone((v) => 0.5 * v + 50), noise(5)),
+  transform('s80n7', '0.8x, sensor noise sigma 7', scale(0.8), noise(7)),
 ];
 
 export const ALL_TRANSFORMS: readonly CameraTransform[] = [...TUNING_TRANSFORMS, ...HELD_OUT_TRANSFORMS];

@@ -57,7 +57,7 @@ DC_WIDE_VECTORS float noiseSigma(const GreyImage& img) {
 float denoiseWidth(const GreyImage& img) {
   if (!img.valid()) return 0;
   const float noise = noiseSigma(img);
-  return noise < kNoisy ? 0 : std::clamp(0.14f * noise, kNarrowestDenoise, 1.4f);
+  return noise < kNoisy ? 0 : std::clamp(0.14f * noise, kFirstDenoise, 1.4f);
 }
 
 void denoiseImage(const GreyImage& in, float width, std::vector<uint8_t>& buf, GreyImage& out) {

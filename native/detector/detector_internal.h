@@ -252,12 +252,14 @@ float noiseSigma(const GreyImage& img);
 // The noise from which an image that read nothing is read again smoothed. The pack photos as taken
 // and under 37 other transforms (scaled, turned, blurred, JPEG, exposure) measure 0.1-3.2.
 constexpr float kNoisy = 4.0f;
-// The narrowest smoothing (px; at sigma 6 the noise's own width). Heavy noise, whose width is
-// kHeavyNoiseWidth or more, is read once more at it when its own width read nothing.
+// The narrowest smoothing (px; at sigma 6 the noise's own width): a noisy image whose wider
+// smoothing read nothing is read once more at it.
 constexpr float kNarrowestDenoise = 0.8f;
-constexpr float kHeavyNoiseWidth = kNarrowestDenoise + 0.3f;
+// The narrowest first smoothing (px): below it, the first and the narrow read would see nearly the
+// same image.
+constexpr float kFirstDenoise = kNarrowestDenoise + 0.3f;
 // The width (px) of the Gaussian that clears a noisy image's noise: 0.14 times the noise, clamped
-// to kNarrowestDenoise..1.4 px; 0 when the image is not noisy (under kNoisy).
+// to kFirstDenoise..1.4 px; 0 when the image is not noisy (under kNoisy).
 float denoiseWidth(const GreyImage& img);
 // in smoothed by a Gaussian of `width` px, into buf (out views it).
 void denoiseImage(const GreyImage& in, float width, std::vector<uint8_t>& buf, GreyImage& out);

@@ -2438,6 +2438,68 @@ std::vector<ReadResult> readUnsmeared(const GreyImage& image, const det::ImageBl
   return readAsGiven(sharp, options);
 }
 
+// A small image (a frame of a low-resolution camera, a pack seen from afar): modules of 1.2-2.5
+// px, which the peak search blurs together and the thresholds merge; the fine-lattice stage only
+// re-reads the few lattices it found. The whole image is read again upsampled twice (real pack
+// photos at half size: 27 -> 40 of 43, 0.75x 38 -> 41, turned 90 and 180 degrees 39 -> 41);
+// 1280x720 frames never pay it. Its deblurred stage does not halve a large region: that is the
+// scale the image as given was deconvolved at, and on an upsampled copy every edge looks blurred,
+// so it always ran (the example QR Code's 492 x 492 px: most of its 1094M instructions were such
+// deconvolutions). Measured without it: the same reads on every synthetic category (seeds
+// 1-100), on the real photos and their half-size and 0.6x-blurred transforms; the 390 zxing
+// sample images at the 250 ms budget, median 81 -> 57 ms. (Small regions are still deconvolved
+// at twice the size: without them the native test of cylinders lit from one side lost reads; and
+// the deconvolving peaks stages stay: the defocus one reads small soft light dots here, real packs
+// at half size 41 -> 40 and 0.6x blurred 32 -> 29 of 43 without it.)
+// Its upsampled copies take gaussianDeblurred only where the image as given looks soft: every edge
+// of an upsampled copy does.
+template <class Rest>
+std::vector<ReadResult> readUpsampled(const GreyImage& image, bool softAsGiven, Rest&& rest) {
+  std::vector<uint8_t> buf;
+  GreyImage up;
+  det::upsample2(image, buf, up);
+  std::vector<ReadResult> results = readAsGiven(up, rest(), det::ImageCopy{false, false, softAsGiven});
+  scaleCorners(results, 0.5f);
+  return results;
+}
+
+// An image that read nothing as given, its grey range stretched and its shadows lifted.
+template <class Rest>
+std::vector<ReadResult> readToned(const GreyImage& image, Rest&& rest) {
+  std::vector<ReadResult> results;
+  // Underexposed and low-contrast photos are read again with their grey range stretched (the
+  // passes' floors are in grey levels). After, not instead of, the image as it is: on the pack
+  // photos either reading alone loses photos the other reads.
+  std::vector<uint8_t> toneBuf;  // (the two tone re-reads, one after the other, share it)
+  GreyImage toned;
+  const det::GreyLevels levels = det::sampledLevels(image);
+  if (rest().timeBudgetMs > 1 && det::stretchLowContrast(image, levels, toneBuf, toned)) results = readAsGiven(toned, rest());
+  if (!results.empty()) return results;
+  // A dark exposure whose range is wide (glints, the aimer band) but whose mid-tones lie in the
+  // lowest levels: read again with the shadows lifted (stretch_contrast.cpp; real pack photos under
+  // gamma 2: 32 -> 40 of 43, gamma 1.6: 35 -> 42).
+  if (rest().timeBudgetMs > 1 && det::liftShadows(image, levels, toneBuf, toned)) results = readAsGiven(toned, rest());
+  return results;
+}
+
+// A noisy image smoothed by a Gaussian of `width` px into `denoised` (kept for its copies), read;
+// then (nothing read) smoothed by the narrowest width and read. Heavy noise (sigma 12) on light
+// dots of 2-3 px modules: the Gaussian that clears the noise from the panel also merges
+// neighbouring dots into one peak; the narrowest keeps them apart and leaves the rest of the noise
+// for the lattice to outvote (real pack photos with noise of sigma 12: 30 -> 35 of 43). Moderate
+// noise (sigma 5-7) is smoothed by kFirstDenoise first, then by the narrowest: the two read
+// different photos.
+template <class Rest>
+std::vector<ReadResult> readDenoised(const GreyImage& image, float width, Rest&& rest, std::vector<uint8_t>& buf, GreyImage& denoised) {
+  det::denoiseImage(image, width, buf, denoised);
+  std::vector<ReadResult> results = readAsGiven(denoised, rest());
+  if (!results.empty() || rest().timeBudgetMs <= 1) return results;
+  std::vector<uint8_t> narrowBuf;
+  GreyImage narrow;
+  det::denoiseImage(image, det::kNarrowestDenoise, narrowBuf, narrow);
+  return readAsGiven(narrow, rest());
+}
+
 }  // namespace
 
 // Camera conditions that the passes, made for 2-6 px modules over most of the 8-bit range, miss:
@@ -2452,81 +2514,43 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     o.sampled = nullptr;  // (the video fusion's lattices hold the image as given, in its coordinates)
     return o;
   };
-  // A small image (a frame of a low-resolution camera, a pack seen from afar): modules of 1.2-2.5
-  // px, which the peak search blurs together and the thresholds merge; the fine-lattice stage only
-  // re-reads the few lattices it found. The whole image is read again upsampled twice (real pack
-  // photos at half size: 27 -> 40 of 43, 0.75x 38 -> 41, turned 90 and 180 degrees 39 -> 41);
-  // 1280x720 frames never pay it. Its deblurred stage does not halve a large region: that is the
-  // scale the image as given was deconvolved at, and on an upsampled copy every edge looks blurred,
-  // so it always ran (the example QR Code's 492 x 492 px: most of its 1094M instructions were such
-  // deconvolutions). Measured without it: the same reads on every synthetic category (seeds
-  // 1-100), on the real photos and their half-size and 0.6x-blurred transforms; the 390 zxing
-  // sample images at the 250 ms budget, median 81 -> 57 ms. (Small regions are still deconvolved
-  // at twice the size: without them the native test of cylinders lit from one side lost reads; and
-  // the deconvolving peaks stages stay: the defocus one reads small soft light dots here, real packs
-  // at half size 41 -> 40 and 0.6x blurred 32 -> 29 of 43 without it.)
-  // Its upsampled copies take gaussianDeblurred only where the image as given looks soft: every edge
-  // of an upsampled copy does.
   const bool small = std::max(image.width, image.height) <= det::kSmallImageSide;
   std::optional<det::ImageBlurCues> cues;  // (computed once: the small image's copies and the streak's re-read)
   if (small && rest().timeBudgetMs > 1) cues = det::imageBlurCues(image);
   const bool softAsGiven = cues && cues->edgeWidth >= det::kSoftImageEdgeWidth;
-  if (small && rest().timeBudgetMs > 1) {
-    std::vector<uint8_t> buf;
-    GreyImage up;
-    det::upsample2(image, buf, up);
-    results = readAsGiven(up, rest(), det::ImageCopy{false, false, softAsGiven});
-    scaleCorners(results, 0.5f);
+  // A noisy image (sigma 5-10 grey levels, or less on a dark or soft symbol): every pixel is a
+  // local extreme, the fast pass's focus regions cover the frame and the peak search's lattices
+  // grow over the noise. It is read smoothed first, and the smoothed image gets the copies the
+  // image as given gets (denoise_image.cpp; real pack photos underexposed x0.45 with noise of
+  // sigma 5: 31 -> 40 of 43). First, because the passes spend the budget on a noisy image's
+  // extremes: read after the image's own copies, the smoothed one found the budget spent. The
+  // image's own upsampled copy still comes before the smoothed one's (a small image at the noise
+  // gate, 2 px modules: smoothing by 1.1 px merges its dots).
+  const float noiseWidth = rest().timeBudgetMs > 1 ? det::denoiseWidth(image) : 0;
+  std::vector<uint8_t> denoisedBuf;
+  GreyImage denoised;
+  if (noiseWidth > 0) results = readDenoised(image, noiseWidth, rest, denoisedBuf, denoised);
+  if (!results.empty()) return results;
+  if (small && rest().timeBudgetMs > 1) results = readUpsampled(image, softAsGiven, rest);
+  if (!results.empty()) return results;
+  if (noiseWidth > 0) {
+    if (small && rest().timeBudgetMs > 1) results = readUpsampled(denoised, softAsGiven, rest);
+    if (results.empty()) results = readToned(denoised, rest);
     if (!results.empty()) return results;
   }
-  // Underexposed and low-contrast photos are read again with their grey range stretched (the
-  // passes' floors are in grey levels). After, not instead of, the image as it is: on the pack
-  // photos either reading alone loses photos the other reads.
-  std::vector<uint8_t> toneBuf;  // (the two tone re-reads, one after the other, share it)
-  GreyImage toned;
-  const det::GreyLevels levels = det::sampledLevels(image);
-  if (rest().timeBudgetMs > 1 && det::stretchLowContrast(image, levels, toneBuf, toned)) results = readAsGiven(toned, rest());
-  if (!results.empty()) return results;
-  // A dark exposure whose range is wide (glints, the aimer band) but whose mid-tones lie in the
-  // lowest levels: read again with the shadows lifted (stretch_contrast.cpp; real pack photos under
-  // gamma 2: 32 -> 40 of 43, gamma 1.6: 35 -> 42).
-  if (rest().timeBudgetMs > 1 && det::liftShadows(image, levels, toneBuf, toned)) results = readAsGiven(toned, rest());
+  results = readToned(image, rest);
   if (!results.empty()) return results;
   // A strongly compressed JPEG (quality 30-50) of modules of 2-3 px: the block borders' steps are
   // as strong as the dots, and the passes' regions and peaks follow the block grid. The image is
   // read again with the small steps across the borders smoothed (deblock_jpeg.cpp); a small
-  // image upsampled too, as above (real pack photos at quality 30: 37 -> 39 of 43).
+  // image upsampled too (real pack photos at quality 30: 37 -> 39 of 43).
   std::vector<uint8_t> deblockedBuf;
   GreyImage deblocked;
   if (rest().timeBudgetMs > 1 && det::deblockJpeg(image, deblockedBuf, deblocked)) {
     results = readAsGiven(deblocked, rest());
-    if (results.empty() && std::max(image.width, image.height) <= det::kSmallImageSide && rest().timeBudgetMs > 1) {
-      std::vector<uint8_t> buf;
-      GreyImage up;
-      det::upsample2(deblocked, buf, up);
-      results = readAsGiven(up, rest(), det::ImageCopy{false, false, softAsGiven});
-      scaleCorners(results, 0.5f);
-    }
+    if (results.empty() && small && rest().timeBudgetMs > 1) results = readUpsampled(deblocked, softAsGiven, rest);
   }
   if (!results.empty()) return results;
-  // A noisy image (sigma 6-10 grey levels): every pixel is a local extreme, the fast pass's focus
-  // regions cover the frame and the peak search's lattices grow over the noise. Read again with the
-  // noise smoothed (denoise_image.cpp; real pack photos with noise of sigma 10: 29 -> 35 of 43, sigma 6: 38 -> 42).
-  const float noiseWidth = rest().timeBudgetMs > 1 ? det::denoiseWidth(image) : 0;
-  if (noiseWidth > 0) {
-    std::vector<uint8_t> denoisedBuf;
-    GreyImage denoised;
-    det::denoiseImage(image, noiseWidth, denoisedBuf, denoised);
-    results = readAsGiven(denoised, rest());
-    // Heavy noise (sigma 12 and over) on light dots of 2-3 px modules: the Gaussian that clears
-    // the noise from the panel also merges neighbouring dots into one peak. Read once more with
-    // the narrowest smoothing, which keeps the dots apart and leaves the rest of the noise for the
-    // lattice to outvote (real pack photos with noise of sigma 12: 30 -> 35 of 43).
-    if (results.empty() && noiseWidth >= det::kHeavyNoiseWidth && rest().timeBudgetMs > 1) {
-      det::denoiseImage(image, det::kNarrowestDenoise, denoisedBuf, denoised);
-      results = readAsGiven(denoised, rest());
-    }
-  }
   const double pixels = static_cast<double>(image.width) * image.height;
   if (results.empty() && !options.sampled && pixels <= det::kUnsmearPixels &&
       rest().timeBudgetMs >= det::kUnsmearMsPerMegapixel * pixels / 1e6) {

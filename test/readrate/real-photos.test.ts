@@ -12,6 +12,7 @@ import { readRealPhoto, REAL_DIR, REAL_KINDS, realPhotos, summarizeReal, type Re
 import { recordedRealFloors } from '../../bench/readrate-results';
 import { readDotCode } from '../../lib/engine/dotcode';
 import { loadGrey } from '../../lib/engine/image';
+import { Rng } from '../fixtures/dotcode-render';
 
 // The photos are read with the detector's time budget lifted: these tests hold the
 // reader's reads, and a shared CI machine under load cut a large photo's read short at the
@@ -103,7 +104,13 @@ describe('DotCode on real pack photographs seen from further away and closer up,
   // machine: 40, 41, 38, 36-40, 41-42, 40, 39-41, 41, 39 (36 before the deblocked re-read), 29 (the
   // re-reads get what is left of the 250 ms budget when it is not lifted, so the floors keep a margin).
   // A streak of 7 px at 30 and 60 degrees too (a hand-held camera moves any way).
-  type Case = { name: string; floor: number; before: number; apply: (img: sharp.Sharp, width: number) => sharp.Sharp };
+  // Underexposed and noisy (a dim scene, a small sensor's gain): levels x0.45, then Gaussian noise of
+  // sigma 5 grey levels, seeded by the photo's name. Noisy images are read smoothed first, and the
+  // smoothed image gets the copies (upsampled, stretched) the image as given gets.
+  type Case = {
+    name: string; floor: number; before: number; apply: (img: sharp.Sharp, width: number) => sharp.Sharp;
+    noise?: number;  // sensor noise (sigma, grey levels) added to the grey plane the engine reads
+  };
   // A hand-held camera's horizontal streak of n px: a box of n ones in the middle row of a 3-row kernel.
   const horizontalStreak = (n: number) => ({
     width: n,
@@ -147,6 +154,7 @@ describe('DotCode on real pack photographs seen from further away and closer up,
     { name: 'three quarters size', floor: 39, before: 38, apply: (img, w) => img.resize({ width: Math.round(w * 0.75) }) },
     { name: 'twice the size, blurred', floor: 37, before: 37, apply: (img, w) => img.resize({ width: w * 2 }).blur(2) },
     { name: 'underexposed (levels x0.45)', floor: 35, before: 31, apply: (img) => img.linear(0.45, 0) },
+    { name: 'underexposed (levels x0.45) and noisy (sigma 5)', floor: 35, before: 31, apply: (img) => img.linear(0.45, 0), noise: 5 },
     { name: 'low contrast (levels x0.5 + 50)', floor: 38, before: 35, apply: (img) => img.linear(0.5, 50) },
     { name: 'turned 33 degrees', floor: 39, before: 39, apply: (img) => img.rotate(33) },
     { name: 'turned 90 degrees', floor: 39, before: 39, apply: (img) => img.rotate(90) },
@@ -162,6 +170,9 @@ describe('DotCode on real pack photographs seen from further away and closer up,
     { name: 'motion blur 7 px at 30 degrees', floor: 35, before: 34, apply: (img) => img.convolve(angledStreak(7, 30)) },
     { name: 'motion blur 7 px at 60 degrees', floor: 37, before: 36, apply: (img) => img.convolve(angledStreak(7, 60)) },
   ];
+  const addNoise = (data: Uint8Array, sigma: number, rng: Rng): void => {
+    for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, Math.round(data[i] + sigma * rng.gauss())));
+  };
   for (const c of cases) {
     it(`${c.name}: reads at least ${c.floor} of the 43 pack photos (${c.before} before), with no misread`, async function () {
       if (!photos) {
@@ -176,6 +187,7 @@ describe('DotCode on real pack photographs seen from further away and closer up,
         const { width } = await src.metadata();
         const img = c.apply(src.greyscale(), width ?? 640);
         const grey = await loadGrey({ kind: 'bytes', bytes: await img.toBuffer() });
+        if (c.noise) addNoise(grey.data, c.noise, new Rng(`${c.name}/${p.file}`));
         const got = readDotCode(grey, 8, UNHURRIED).map((s) => s.text);
         if (got.includes(p.expected)) read++;
         for (const g of got) if (g !== p.expected) wrong.push(`${p.file}: ${JSON.stringify(g)}`);
