@@ -7,7 +7,9 @@
 // with noise of sigma 10 gave the fast pass 4,089 dark candidates where the photo as taken gave
 // 259, its focus regions became the whole frame, and the peak search's lattice grew over the noise
 // of the panel (47 x 93 positions for a symbol of 7 x 57). A Gaussian whose width follows the noise
-// (about 1 px at sigma 6, 1.4 px at sigma 10: a wider one merges the dots) restores separate peaks.
+// (1.1 px up to sigma 8, 1.4 px from sigma 10: a wider one merges the dots) restores separate
+// peaks; readDotCodes reads the image smoothed by it, then by the narrowest width, before any
+// other copy, and the smoothed image gets the upsampled and stretched copies too.
 //
 // Only images that show such noise: Immerkaer's estimate (the mean absolute response of a mask that
 // cancels every plane and quadric surface, so mostly noise and fine texture are left) measures
