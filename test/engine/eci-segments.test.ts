@@ -51,6 +51,9 @@ describe('engine: DotCode ECI segments', function () {
   describe('zint multi-ECI symbols through the public decode', () => {
     let dir = '';
     before(async function () {
+      // (the engine's warm-up starts its workers and compiles zxing-wasm: seconds when idle, over
+      // 30 s once with .ci/run and another npm test on the same two cores)
+      this.timeout(120_000);
       if (!zintAvailable()) {
         console.log('    [skipped] zint is not installed (apt-get install zint): multi-ECI DotCode symbols not rendered');
         this.skip();
