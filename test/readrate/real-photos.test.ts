@@ -12,7 +12,7 @@ import { readRealPhoto, REAL_DIR, REAL_KINDS, realPhotos, summarizeReal, type Re
 import { recordedRealFloors } from '../../bench/readrate-results';
 import { readDotCode } from '../../lib/engine/dotcode';
 import { loadGrey } from '../../lib/engine/image';
-import { Rng } from '../fixtures/dotcode-render';
+import { Canvas, Rng, toGrey } from '../fixtures/dotcode-render';
 
 // The photos are read with the detector's time budget lifted: these tests hold the
 // reader's reads, and a shared CI machine under load cut a large photo's read short at the
@@ -170,8 +170,11 @@ describe('DotCode on real pack photographs seen from further away and closer up,
     { name: 'motion blur 7 px at 30 degrees', floor: 35, before: 34, apply: (img) => img.convolve(angledStreak(7, 30)) },
     { name: 'motion blur 7 px at 60 degrees', floor: 37, before: 36, apply: (img) => img.convolve(angledStreak(7, 60)) },
   ];
-  const addNoise = (data: Uint8Array, sigma: number, rng: Rng): void => {
-    for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, Math.round(data[i] + sigma * rng.gauss())));
+  // The generator's sensor noise (toGrey: grey levels in, noise added, rounded and clipped).
+  const addNoise = (grey: { data: Uint8Array; width: number; height: number }, sigma: number, rng: Rng): void => {
+    const canvas = new Canvas(grey.width, grey.height, 0);
+    canvas.px.set(grey.data);
+    grey.data.set(toGrey(canvas, rng, sigma, 1, 0));
   };
   for (const c of cases) {
     it(`${c.name}: reads at least ${c.floor} of the 43 pack photos (${c.before} before), with no misread`, async function () {
@@ -187,7 +190,7 @@ describe('DotCode on real pack photographs seen from further away and closer up,
         const { width } = await src.metadata();
         const img = c.apply(src.greyscale(), width ?? 640);
         const grey = await loadGrey({ kind: 'bytes', bytes: await img.toBuffer() });
-        if (c.noise) addNoise(grey.data, c.noise, new Rng(`${c.name}/${p.file}`));
+        if (c.noise) addNoise(grey, c.noise, new Rng(`${c.name}/${p.file}`));
         const got = readDotCode(grey, 8, UNHURRIED).map((s) => s.text);
         if (got.includes(p.expected)) read++;
         for (const g of got) if (g !== p.expected) wrong.push(`${p.file}: ${JSON.stringify(g)}`);
