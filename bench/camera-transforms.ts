@@ -315,6 +315,10 @@ export const HELD_OUT_TRANSFORMS: readonly CameraTransform[] = [
   transform('blur08n6j70', 'Gaussian blur 0.8 px, sensor noise sigma 6, JPEG q70', blur(0.8), noise(6), jpeg(70)),
   transform('r120lowcn5', 'turned 120 degrees, low contrast x0.5 + 50, sensor noise sigma 5', rotate(120), tone((v) => 0.5 * v + 50), noise(5)),
   transform('s80n7', '0.8x, sensor noise sigma 7', scale(0.8), noise(7)),
+  transform('clutter3264', 'pasted at its own scale into a 3264 x 2448 frame of text, barcodes and dotted textures', clutter(3264, 2448)),
+  transform('desk3000', 'pasted at its own scale into a 3000 x 2000 plain desk', desk(3000, 2000)),
+  transform('clutter4608n4', 'pasted at its own scale into a 4608 x 3456 frame of text, barcodes and dotted textures, sensor noise sigma 4',
+    clutter(4608, 3456), noise(4)),
 ];
 
 export const ALL_TRANSFORMS: readonly CameraTransform[] = [...TUNING_TRANSFORMS, ...HELD_OUT_TRANSFORMS];

@@ -4,7 +4,7 @@
 // detector's time budget lifted (this bench measures the reader's reach, not its speed).
 //
 //   node dist/bench/readrate-real-transforms.js [--transforms tuning|held-out|all|NAME,NAME]
-//        [--kind pack|print] [--files SUBSTR,SUBSTR] [--budget MS] [--thorough] [--out FILE.tsv] [--dump DIR]
+//        [--kind pack|print] [--files SUBSTR,SUBSTR] [--budget MS|still] [--thorough] [--out FILE.tsv] [--dump DIR]
 //
 // Prints, per transform, the reads, the misreads (a text other than the expected one; counted
 // apart, must be zero) and the unread files; then the totals of the tuning and the held-out
@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import sharp from 'sharp';
 
 import { loadGrey } from '../lib/engine/image';
+import { dotcodeOptions } from '../lib/engine/speed';
 import { Rng } from '../test/fixtures/dotcode-render';
 import { walkOptions } from './options';
 import { ALL_TRANSFORMS, type CameraTransform, HELD_OUT_TRANSFORMS, TUNING_TRANSFORMS } from './camera-transforms';
@@ -28,7 +29,8 @@ interface Args {
   transforms: readonly CameraTransform[];
   kind: RealKind;
   files: string[];
-  budgetMs: number;
+  /** ms of CPU per image, or 'still': what the engine gives a still of the image's size (speed.ts). */
+  budgetMs: number | 'still';
   /** --thorough: the detector's thorough allowances (speed 'thorough'). */
   thorough: boolean;
   out: string | null;
@@ -55,7 +57,11 @@ function parseArgs(argv: string[]): Args {
       if (!(REAL_KINDS as readonly string[]).includes(kind)) throw new Error(`--kind: one of ${REAL_KINDS.join(', ')}`);
       a.kind = kind as RealKind;
     } else if (k === '--files') a.files = v().split(',');
-    else if (k === '--budget') a.budgetMs = Number(v());
+    else if (k === '--budget') {
+      const b = v();
+      a.budgetMs = b === 'still' ? b : Number(b);
+      if (a.budgetMs !== 'still' && !(a.budgetMs >= 0)) throw new Error('--budget: ms of CPU, or still');
+    }
     else if (k === '--thorough') a.thorough = true;
     else if (k === '--out') a.out = v();
     else if (k === '--dump') a.dump = path.resolve(v());
@@ -81,7 +87,7 @@ async function main(): Promise<void> {
     return;
   }
   console.log(`DotCode read rate on ${photos.length} real ${args.kind} photographs under ${args.transforms.length} camera transforms ` +
-    `(budget ${args.budgetMs} ms${args.thorough ? ', thorough' : ''}); ${os.cpus().length} cores, Node ${process.version}`);
+    `(budget ${args.budgetMs === 'still' ? "a still's, by size" : `${args.budgetMs} ms`}${args.thorough ? ', thorough' : ''}); ${os.cpus().length} cores, Node ${process.version}`);
   const greys = await Promise.all(photos.map((p) => loadGrey({ kind: 'path', path: path.join(REAL_DIR, p.file) })));
   const tsv = ['transform\tfile\tread\tmisread\tms\tgot'];
   const totals = new Map<'tuning' | 'held-out', { read: number; n: number; misreads: number }>();
@@ -92,7 +98,10 @@ async function main(): Promise<void> {
     const unread: string[] = [];
     for (const [i, p] of photos.entries()) {
       const g = await t.apply(greys[i], new Rng(`${t.name}/${p.file}`));
-      const o = readRealGrey(p, g, { timeBudgetMs: args.budgetMs, thorough: args.thorough });
+      const budget = args.budgetMs === 'still'
+        ? dotcodeOptions(args.thorough ? 'thorough' : 'balanced', false, g.width * g.height).timeBudgetMs
+        : args.budgetMs;
+      const o = readRealGrey(p, g, { timeBudgetMs: budget, thorough: args.thorough });
       if (o.read) read++;
       else unread.push(p.file);
       if (o.misread) {

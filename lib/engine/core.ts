@@ -142,7 +142,7 @@ async function readGrey(job: Job, grey: GreyImage, readers: Readers): Promise<Jo
 
   if (!job.format || job.format === 'DotCode') {
     try {
-      for (const s of await readers.dotcode(grey, job.all ? 64 : 1, dotcodeOptions(job.speed))) symbols.push(fromDotCode(s, job.gs1));
+      for (const s of await readers.dotcode(grey, job.all ? 64 : 1, dotcodeOptions(job.speed, false, grey.width * grey.height))) symbols.push(fromDotCode(s, job.gs1));
     } catch (e) {
       // The addon reports native failures as errors rather than crashing; treat them as "not
       // read by this reader" so the other readers still get their chance.
@@ -168,7 +168,7 @@ async function readGrey(job: Job, grey: GreyImage, readers: Readers): Promise<Jo
  * caller's thread a small image's zxing step runs at once, synchronously.
  */
 async function readBoth(job: Job, grey: GreyImage, readers: Readers): Promise<JobAnswer> {
-  const dotcode = readers.dotcode(grey, 1, dotcodeOptions(job.speed)).then((r) => r, () => [] as DotCodeSymbol[]);
+  const dotcode = readers.dotcode(grey, 1, dotcodeOptions(job.speed, false, grey.width * grey.height)).then((r) => r, () => [] as DotCodeSymbol[]);
   const zxing = readers.zxing({ grey: { data: grey.data, width: grey.width, height: grey.height, owned: false }, gs1: job.gs1, speed: job.speed, all: false });
   const d = await dotcode;
   if (d.length) return { error: null, symbols: [fromDotCode(d[0], job.gs1)] }; // zxing's answer, when it comes, is dropped

@@ -513,6 +513,10 @@ bool plausibleInkShare(float share);
 // the fit's dots inside the cut; false, the fit untouched, when no cut of at least 5 x 5 lines
 // leaves lines out.
 bool cutToCodeLines(const SampleContext& ctx, LatticeFit& fit);
+// The share of the positions between a DotCode's dots (the other parity) that look inked in the
+// rows x cols box from lattice position (rowMin, colMin), by cutToCodeLines' measure: about 0 on a
+// symbol, far more on bars, text and textures that a lattice was fitted to.
+float offParityInkShare(const SampleContext& ctx, int rowMin, int colMin, int rows, int cols);
 
 // Joins `other` to `fit` where both are parts of one line of a symbol split by a gap (a glare
 // band, a crease): the same grid up to a whole shift of other's coordinates (join_lattices.cpp).

@@ -94,24 +94,20 @@ bool longestCodeRun(const InkedPositions& p, bool rows, int lo, int hi, int from
   return bestLen > 0;
 }
 
-}  // namespace
-
-bool cutToCodeLines(const SampleContext& ctx, LatticeFit& fit) {
-  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
-  const float contrast = ctx.lightLevel - ctx.darkLevel;
-  if (H < kMinCodeLines || W < kMinCodeLines || H * W > kMaxCutPositions || contrast < 8) return false;
-  // Inked: darker (in the dark form) than halfway between the lightest and the darkest position
-  // within two lines, where those differ by a contrast (the lattice's dots' levels, taken over a
-  // lattice that is partly glare or text, say little about the symbol's own part).
+// Every position of the H x W box from lattice position (rowMin, colMin), both parities: inked
+// where it is darker (in the dark form) than halfway between the lightest and the darkest position
+// within two lines, and those differ by a contrast (the lattice's dots' levels, taken over a
+// lattice that is partly glare or text, say little about the symbol's own part).
+InkedPositions inkedPositions(const SampleContext& ctx, int rowMin, int colMin, int H, int W) {
   std::vector<float> I(static_cast<size_t>(H) * W);
   const uint8_t xm = ctx.dark ? 0 : 0xFF;
   const float rad = std::max(0.5f, 0.25f * ctx.pitch);
   for (int r = 0; r < H; ++r)
     for (int c = 0; c < W; ++c)
       I[static_cast<size_t>(r) * W + c] =
-          sampleDisc(*ctx.img, ctx.mapper->map(static_cast<float>(fit.rowMin + r), static_cast<float>(fit.colMin + c)), rad, xm);
-  InkedPositions p{W, ((fit.rowMin + fit.colMin) & 1) == ctx.parity ? 0 : 1, std::vector<uint8_t>(static_cast<size_t>(H) * W)};
-  const float minContrast = std::max(8.0f, kMinLocalContrast * contrast);
+          sampleDisc(*ctx.img, ctx.mapper->map(static_cast<float>(rowMin + r), static_cast<float>(colMin + c)), rad, xm);
+  InkedPositions p{W, ((rowMin + colMin) & 1) == ctx.parity ? 0 : 1, std::vector<uint8_t>(static_cast<size_t>(H) * W)};
+  const float minContrast = std::max(8.0f, kMinLocalContrast * (ctx.lightLevel - ctx.darkLevel));
   for (int r = 0; r < H; ++r)
     for (int c = 0; c < W; ++c) {
       float lo = 255, hi = 0;
@@ -122,6 +118,28 @@ bool cutToCodeLines(const SampleContext& ctx, LatticeFit& fit) {
         }
       p.inked[static_cast<size_t>(r) * W + c] = hi - lo >= minContrast && I[static_cast<size_t>(r) * W + c] < 0.5f * (lo + hi);
     }
+  return p;
+}
+
+}  // namespace
+
+float offParityInkShare(const SampleContext& ctx, int rowMin, int colMin, int rows, int cols) {
+  if (rows < 1 || cols < 1 || rows * cols > kMaxCutPositions) return 0;
+  const InkedPositions p = inkedPositions(ctx, rowMin, colMin, rows, cols);
+  int off = 0, offN = 0;
+  for (int r = 0; r < rows; ++r) {
+    const LineInk n = lineInk(p, true, r, 0, cols - 1);
+    off += n.off;
+    offN += n.offN;
+  }
+  return offN > 0 ? static_cast<float>(off) / offN : 0.0f;
+}
+
+bool cutToCodeLines(const SampleContext& ctx, LatticeFit& fit) {
+  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
+  const float contrast = ctx.lightLevel - ctx.darkLevel;
+  if (H < kMinCodeLines || W < kMinCodeLines || H * W > kMaxCutPositions || contrast < 8) return false;
+  const InkedPositions p = inkedPositions(ctx, fit.rowMin, fit.colMin, H, W);
   // Rows over the columns kept, then columns over the rows kept, twice: a line of the symbol
   // that runs on into text counts as text until the other direction has dropped the text's part.
   int r0 = 0, r1 = H - 1, c0 = 0, c1 = W - 1;

@@ -84,8 +84,9 @@ Scene draw(int symbolRows, const std::vector<int>& junk, float degrees, unsigned
   return s;
 }
 
-// Runs the cut on the scene's lattice as the reader would (its map and levels); the fit is cut in place.
-bool cut(Scene& s) {
+// Runs `f` with the scene's lattice mapped and its levels calibrated, as the reader would.
+template <class F>
+auto withContext(Scene& s, F&& f) {
   dc::det::GridMapper mapper;
   REQUIRE(mapper.fit(s.blobs, s.fit));
   const dc::GreyImage img{s.img.data(), s.w, s.h, s.w};
@@ -96,7 +97,12 @@ bool cut(Scene& s) {
   ctx.parity = 0;
   ctx.pitch = kPitch;
   dc::det::calibrateLevels(ctx, s.blobs, s.fit);
-  return dc::det::cutToCodeLines(ctx, s.fit);
+  return f(ctx);
+}
+
+// The cut as the reader runs it; the fit is cut in place.
+bool cut(Scene& s) {
+  return withContext(s, [&](const dc::det::SampleContext& ctx) { return dc::det::cutToCodeLines(ctx, s.fit); });
 }
 
 }  // namespace
@@ -128,4 +134,16 @@ TEST("cut: a symbol's own lattice, and one over lines that all ink between their
   const size_t dots = screen.fit.dots.size();
   CHECK(!cut(screen));
   CHECK_EQ(screen.fit.dots.size(), dots);
+}
+
+TEST("off-parity ink: a symbol's window inks none between its dots; a window over lines inked on both parities inks many") {
+  for (const float degrees : {0.0f, 17.0f, 90.0f, 133.0f}) {
+    // rows 0-6: the symbol; rows 8-19: ink on both parities (text, bars, a dot screen)
+    Scene s = draw(7, {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, degrees, static_cast<unsigned>(degrees) + 3);
+    const float symbol = withContext(s, [](const dc::det::SampleContext& ctx) { return dc::det::offParityInkShare(ctx, 0, 0, 7, kCols); });
+    const float junk = withContext(s, [](const dc::det::SampleContext& ctx) { return dc::det::offParityInkShare(ctx, 8, 0, 12, kCols); });
+    std::cerr << "  turned " << degrees << ": symbol " << symbol << ", inked lines " << junk << "\n";
+    CHECK(symbol <= 0.05f);
+    CHECK(junk >= 0.3f);  // (each position of those lines inked with chance 2/5)
+  }
 }

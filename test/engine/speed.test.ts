@@ -55,6 +55,24 @@ describe('engine: speed option', function () {
     assert.strictEqual(FRAME_BUDGET_MS, 250);
   });
 
+  it("gives a large photo's still read time in proportion to its pixels (its windows), up to 4x; frames, video and huge images the usual", () => {
+    const budget = (speed: Speed, w: number, h: number, frame = false) => dotcodeOptions(speed, frame, w * h).timeBudgetMs;
+    // up to 1.5 x 1080p: the still budget as it is (every video frame, every synthetic category)
+    for (const [w, h] of [[640, 480], [1280, 720], [1920, 1080], [2560, 1215]]) {
+      assert.strictEqual(budget('balanced', w, h), 500, `${w}x${h}`);
+      assert.strictEqual(budget('thorough', w, h), 2000, `${w}x${h}`);
+    }
+    assert.strictEqual(budget('balanced', 3000, 2000), Math.round(500 * 6e6 / (1.5 * 1920 * 1080)));  // 6 MP: 965 ms
+    assert.strictEqual(budget('balanced', 4000, 3000), Math.round(500 * 12e6 / (1.5 * 1920 * 1080)));  // 12 MP: 1929 ms
+    assert.strictEqual(budget('balanced', 4608, 3456), 2000);  // 16 MP: at most 4x
+    assert.strictEqual(budget('thorough', 4608, 3456), 8000);
+    assert.deepStrictEqual(dotcodeOptions('thorough', false, 4608 * 3456), { thorough: true, timeBudgetMs: 8000 });
+    // past 16 MP no windows are read, so no more time; a live frame and video keep theirs
+    assert.strictEqual(budget('balanced', 6000, 6000), 500);
+    assert.strictEqual(budget('balanced', 4000, 3000, true), FRAME_BUDGET_MS);
+    assert.deepStrictEqual(dotcodeOptions('video', false, 4000 * 3000), { tryHarder: false, timeBudgetMs: 250 });
+  });
+
   it('video reads clean symbols: the examples, rendered clean DotCodes, raw frames and decodeSync', async () => {
     for (const [file, format, text] of EXAMPLES) {
       const r = await decode(path.join(repoRoot, 'examples', file), { speed: 'video' });
