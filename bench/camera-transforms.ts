@@ -317,6 +317,8 @@ export const HELD_OUT_TRANSFORMS: readonly CameraTransform[] = [
   transform('s80n7', '0.8x, sensor noise sigma 7', scale(0.8), noise(7)),
   transform('clutter3264', 'pasted at its own scale into a 3264 x 2448 frame of text, barcodes and dotted textures', clutter(3264, 2448)),
   transform('desk3000', 'pasted at its own scale into a 3000 x 2000 plain desk', desk(3000, 2000)),
+  transform('s170b17', '1.7x, Gaussian 1.7 px', scale(1.7), blur(1.7)),
+  transform('s140b15j80', '1.4x, Gaussian 1.5 px, JPEG q80', scale(1.4), blur(1.5), jpeg(80)),
   transform('clutter4608n4', 'pasted at its own scale into a 4608 x 3456 frame of text, barcodes and dotted textures, sensor noise sigma 4',
     clutter(4608, 3456), noise(4)),
 ];

@@ -408,6 +408,9 @@ constexpr float kMinGaussianRadius = 2.0f;
 // Aztec samples of the zxing corpus, which paid it on every copy (12 of them 3.69G -> 5.72G
 // instructions).
 constexpr float kSoftImageEdgeWidth = 2.5f;
+// An image of 801-1400 px a side whose edges are this wide or wider is read halved when it reads
+// nothing (readDotCodes).
+constexpr float kHalveSoftEdgeWidth = 6.0f;
 // On an upsampled copy, estimates over this are mostly the edges of larger shapes than dots (the
 // modules of the zxing corpus' small QR Codes and Aztec photos: 5.3-11.4 px). At 5 px it cost the
 // blurred cylinders' reads of modules of 5-6 px (the native test's scenes 36 -> 33 of 48); at 8 the
@@ -563,6 +566,12 @@ constexpr int kPyramidSide = 1400;
 // (readDotCodes): 640x480 frames upright or turned any angle (their diagonal is 800 px), not
 // 1280x720 ones. The upsampled copy is not halved again by pass 8.
 constexpr int kSmallImageSide = 800;
+// An image between the small ones and those the pyramid halves, with wide edges: read again
+// halved when it reads nothing (readDotCodes), as the pyramid's last level is.
+bool softMidImage(const GreyImage& image, const ImageBlurCues& cues) {
+  const int side = std::max(image.width, image.height);
+  return side > kSmallImageSide && side <= kPyramidSide && cues.edgeWidth >= kHalveSoftEdgeWidth;
+}
 // Images of at most this many pixels whose fast pass saw no region are read whole by the harder
 // passes (PassSchedule::wholeSmallImage).
 constexpr double kWholeFocusPixels = 200000;
@@ -2368,8 +2377,10 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       // The pyramid stops where the long side first fits kPyramidSide, which leaves modules of 5+ px
       // when the photo was taken at 4-5 times a scanner's resolution (the real pack photos enlarged
       // to a long side of 2600 px with a phone's blur and noise read 35 of 43 at 1300 px, 42 at 650):
-      // one level more, the passes alone (at most 800 px a side, a quarter of the pixels above).
-      if (results.empty() && std::max(small.width, small.height) > kSmallImageSide && Clock::now() < deadline) {
+      // one level more, the passes alone (at most 800 px a side, a quarter of the pixels above),
+      // unless readDotCodes read it already (a soft level).
+      if (results.empty() && std::max(small.width, small.height) > kSmallImageSide && Clock::now() < deadline &&
+          !softMidImage(small, imageBlurCues(small))) {
         GreyImage next;
         downsample2(small, buffers[small.data == buffers[0].data() ? 1 : 0], next);  // (not small's own)
         results = readAsGiven(next, budgetLeft(options, deadline), det::ImageCopy{false});
@@ -2480,6 +2491,17 @@ std::vector<ReadResult> readUpsampled(const GreyImage& image, bool softAsGiven, 
   return results;
 }
 
+// The image halved (downsample2), read by the passes alone, corners in the image's coordinates.
+template <class Rest>
+std::vector<ReadResult> readHalved(const GreyImage& image, Rest&& rest) {
+  std::vector<uint8_t> buf;
+  GreyImage half;
+  det::downsample2(image, buf, half);
+  std::vector<ReadResult> results = readAsGiven(half, rest(), det::ImageCopy{false});
+  scaleCorners(results, 2.0f);
+  return results;
+}
+
 // An image that read nothing as given, its grey range stretched and its shadows lifted.
 template <class Rest>
 std::vector<ReadResult> readToned(const GreyImage& image, Rest&& rest) {
@@ -2550,6 +2572,18 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   if (!results.empty()) return results;
   if (small) results = readUpsampled(image, softAsGiven, rest);
   if (!results.empty()) return results;
+  // A soft image between the small ones and those the pyramid halves (801-1400 px a side: a phone
+  // or a camera closer up, out of focus): modules of 5-8 px under a blur of 2 px, whose peaks
+  // the passes made for 2-6 px modules split and merge. Read again halved, where the modules and
+  // the blur are those of a scanner frame (real pack photos at 2x with a Gaussian of 2 px 38 ->
+  // 42 of 43; scn-hd-case-4, 1280x720 and soft, read as taken). Only where the edges are wide
+  // (kHalveSoftEdgeWidth: those images 9-21 px, the empty 720p speed frames 2.1-3.1; the cue is
+  // the one the streak's re-read below computes anyway).
+  if (!small && std::max(image.width, image.height) <= det::kPyramidSide && rest().timeBudgetMs > 1) {
+    if (!cues) cues = det::imageBlurCues(image);
+    if (det::softMidImage(image, *cues)) results = readHalved(image, rest);
+    if (!results.empty()) return results;
+  }
   if (noiseWidth > 0) {
     if (small) results = readUpsampled(denoised, softAsGiven, rest);
     if (results.empty()) results = readToned(denoised, rest);
