@@ -20,6 +20,21 @@ import { Canvas, Rng, toGrey } from '../fixtures/dotcode-render';
 // default 250 ms (35 of 43 instead of 37 in one run). Time is bench/'s business.
 const UNHURRIED = { timeBudgetMs: 10000 };
 
+type Photo = NonNullable<ReturnType<typeof realPhotos>>[number];
+type Grey = Parameters<typeof readDotCode>[0];
+
+/** Reads each photo as `greyOf` makes it; how many gave their text, and every other text given. */
+async function readEach(photos: Photo[], greyOf: (p: Photo) => Promise<Grey>): Promise<{ read: number; wrong: string[] }> {
+  let read = 0;
+  const wrong: string[] = [];
+  for (const p of photos) {
+    const got = readDotCode(await greyOf(p), 8, UNHURRIED).map((s) => s.text);
+    if (got.includes(p.expected)) read++;
+    for (const g of got) if (g !== p.expected) wrong.push(`${p.file}: ${JSON.stringify(g)}`);
+  }
+  return { read, wrong };
+}
+
 describe('DotCode read rate on real photographs', function () {
   this.timeout(120000);
   const photos = realPhotos();
@@ -71,17 +86,12 @@ describe('DotCode on real pack photographs seen as a phone at close range sees t
     }
     const packs = photos!.filter((p) => p.kind === 'pack').filter((_, i) => i % 4 === 0);
     assert.equal(packs.length, 11);
-    let read = 0;
-    const wrong: string[] = [];
-    for (const p of packs) {
+    const { read, wrong } = await readEach(packs, async (p) => {
       const src = sharp(path.join(REAL_DIR, p.file));
       const { width } = await src.metadata();
       const png = await src.resize({ width: (width ?? 640) * 4, kernel: 'cubic' }).blur(2.4).png().toBuffer();
-      const grey = await loadGrey({ kind: 'bytes', bytes: png });
-      const got = readDotCode(grey, 8, UNHURRIED).map((s) => s.text);
-      if (got.includes(p.expected)) read++;
-      for (const g of got) if (g !== p.expected) wrong.push(`${p.file}: ${JSON.stringify(g)}`);
-    }
+      return loadGrey({ kind: 'bytes', bytes: png });
+    });
     assert.deepEqual(wrong, []);
     assert.ok(read >= 6, `read ${read}/11 enlarged pack photos`);
   });
@@ -184,18 +194,14 @@ describe('DotCode on real pack photographs seen from further away and closer up,
         this.skip();
       }
       const packs = photos!.filter((p) => p.kind === 'pack');
-      let read = 0;
-      const wrong: string[] = [];
-      for (const p of packs) {
+      const { read, wrong } = await readEach(packs, async (p) => {
         const src = sharp(path.join(REAL_DIR, p.file));
         const { width } = await src.metadata();
         const img = c.apply(src.greyscale(), width ?? 640);
         const grey = await loadGrey({ kind: 'bytes', bytes: await img.toBuffer() });
         if (c.noise) addNoise(grey, c.noise, new Rng(`${c.name}/${p.file}`));
-        const got = readDotCode(grey, 8, UNHURRIED).map((s) => s.text);
-        if (got.includes(p.expected)) read++;
-        for (const g of got) if (g !== p.expected) wrong.push(`${p.file}: ${JSON.stringify(g)}`);
-      }
+        return grey;
+      });
       if (process.env.DOTCODE_TEST_VERBOSE) console.log(`      ${c.name}: ${read}/${packs.length}`);
       assert.deepEqual(wrong, []);
       assert.ok(read >= c.floor, `read ${read}/${packs.length} (${c.name})`);
@@ -218,15 +224,8 @@ describe('DotCode on real pack photographs twice the size and soft (a closer cam
       this.skip();
     }
     const t = ALL_TRANSFORMS.find((x) => x.name === 's200b')!;
-    let read = 0;
-    const wrong: string[] = [];
-    for (const p of photos!.filter((x) => x.kind === 'pack')) {
-      const grey = await loadGrey({ kind: 'path', path: path.join(REAL_DIR, p.file) });
-      const g = await t.apply(grey, new Rng(`${t.name}/${p.file}`));
-      const got = readDotCode(g, 8, UNHURRIED).map((s) => s.text);
-      if (got.includes(p.expected)) read++;
-      for (const x of got) if (x !== p.expected) wrong.push(`${p.file}: ${JSON.stringify(x)}`);
-    }
+    const { read, wrong } = await readEach(photos!.filter((x) => x.kind === 'pack'), async (p) =>
+      t.apply(await loadGrey({ kind: 'path', path: path.join(REAL_DIR, p.file) }), new Rng(`${t.name}/${p.file}`)));
     if (process.env.DOTCODE_TEST_VERBOSE) console.log(`      s200b: ${read}/43`);
     assert.deepEqual(wrong, []);
     assert.ok(read >= 41, `read ${read}/43 (s200b)`);
