@@ -168,7 +168,7 @@ async function readGrey(job: Job, grey: GreyImage, readers: Readers): Promise<Jo
  * caller's thread a small image's zxing step runs at once, synchronously.
  */
 async function readBoth(job: Job, grey: GreyImage, readers: Readers): Promise<JobAnswer> {
-  const dotcode = readers.dotcode(grey, 1, dotcodeOptions(job.speed, false, grey.width * grey.height)).then((r) => r, () => [] as DotCodeSymbol[]);
+  const dotcode = readers.dotcode(grey, 1, dotcodeOptions(job.speed)).then((r) => r, () => [] as DotCodeSymbol[]);
   const zxing = readers.zxing({ grey: { data: grey.data, width: grey.width, height: grey.height, owned: false }, gs1: job.gs1, speed: job.speed, all: false });
   const d = await dotcode;
   if (d.length) return { error: null, symbols: [fromDotCode(d[0], job.gs1)] }; // zxing's answer, when it comes, is dropped

@@ -1919,7 +1919,21 @@ void shiftCorners(std::vector<ReadResult>& results, float dx, float dy) {
     }
 }
 
-std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, const det::ImageCopy& copy = det::ImageCopy{}) {
+std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, const det::ImageCopy& copy = det::ImageCopy{});
+// readDotCodes' work; `cues` receives the image's blur cues where it computed them.
+std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions& options, std::optional<det::ImageBlurCues>& cues);
+
+// The image halved (downsample2), read by the passes alone, corners in the image's coordinates.
+std::vector<ReadResult> readHalved(const GreyImage& image, const ReadOptions& options) {
+  std::vector<uint8_t> buf;
+  GreyImage half;
+  det::downsample2(image, buf, half);
+  std::vector<ReadResult> results = readAsGiven(half, options, det::ImageCopy{false});
+  scaleCorners(results, 2.0f);
+  return results;
+}
+
+std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& options, const det::ImageCopy& copy) {
   using namespace det;
   std::vector<ReadResult> results;
   if (!image.valid() || options.maxSymbols <= 0) return results;
@@ -2373,19 +2387,16 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         small = next;
         factor *= 2;
       }
-      results = readDotCodes(small, budgetLeft(options, deadline));
+      std::optional<ImageBlurCues> levelCues;
+      results = readWithCopies(small, budgetLeft(options, deadline), levelCues);
       // The pyramid stops where the long side first fits kPyramidSide, which leaves modules of 5+ px
       // when the photo was taken at 4-5 times a scanner's resolution (the real pack photos enlarged
       // to a long side of 2600 px with a phone's blur and noise read 35 of 43 at 1300 px, 42 at 650):
       // one level more, the passes alone (at most 800 px a side, a quarter of the pixels above),
-      // unless readDotCodes read it already (a soft level).
+      // unless readWithCopies halved it already (a soft level; its cues say so).
       if (results.empty() && std::max(small.width, small.height) > kSmallImageSide && Clock::now() < deadline &&
-          !softMidImage(small, imageBlurCues(small))) {
-        GreyImage next;
-        downsample2(small, buffers[small.data == buffers[0].data() ? 1 : 0], next);  // (not small's own)
-        results = readAsGiven(next, budgetLeft(options, deadline), det::ImageCopy{false});
-        factor *= 2;
-      }
+          !softMidImage(small, levelCues ? *levelCues : imageBlurCues(small)))
+        results = readHalved(small, budgetLeft(options, deadline));
       scaleCorners(results, static_cast<float>(factor));
     }
   }
@@ -2491,17 +2502,6 @@ std::vector<ReadResult> readUpsampled(const GreyImage& image, bool softAsGiven, 
   return results;
 }
 
-// The image halved (downsample2), read by the passes alone, corners in the image's coordinates.
-template <class Rest>
-std::vector<ReadResult> readHalved(const GreyImage& image, Rest&& rest) {
-  std::vector<uint8_t> buf;
-  GreyImage half;
-  det::downsample2(image, buf, half);
-  std::vector<ReadResult> results = readAsGiven(half, rest(), det::ImageCopy{false});
-  scaleCorners(results, 2.0f);
-  return results;
-}
-
 // An image that read nothing as given, its grey range stretched and its shadows lifted.
 template <class Rest>
 std::vector<ReadResult> readToned(const GreyImage& image, Rest&& rest) {
@@ -2539,11 +2539,9 @@ std::vector<ReadResult> readDenoised(const GreyImage& image, float width, Rest&&
   return readAsGiven(narrow, rest());
 }
 
-}  // namespace
-
 // Camera conditions that the passes, made for 2-6 px modules over most of the 8-bit range, miss:
 // when the image as given reads nothing, copies that restore what they expect are read.
-std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& options) {
+std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions& options, std::optional<det::ImageBlurCues>& cues) {
   using det::Clock;
   const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::max(0.0, options.timeBudgetMs) * 1000));
   std::vector<ReadResult> results = readAsGiven(image, options);
@@ -2554,7 +2552,8 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
     return o;
   };
   const bool small = std::max(image.width, image.height) <= det::kSmallImageSide;
-  std::optional<det::ImageBlurCues> cues;  // (computed once: the small image's copies and the streak's re-read)
+  // (cues: computed once, for the small image's copies, the soft mid-size image's halving and the
+  // streak's re-read)
   if (small && rest().timeBudgetMs > 1) cues = det::imageBlurCues(image);
   const bool softAsGiven = cues && cues->edgeWidth >= det::kSoftImageEdgeWidth;
   // A noisy image (sigma 5-10 grey levels, or less on a dark or soft symbol): every pixel is a
@@ -2581,7 +2580,7 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   // the one the streak's re-read below computes anyway).
   if (!small && std::max(image.width, image.height) <= det::kPyramidSide && rest().timeBudgetMs > 1) {
     if (!cues) cues = det::imageBlurCues(image);
-    if (det::softMidImage(image, *cues)) results = readHalved(image, rest);
+    if (det::softMidImage(image, *cues)) results = readHalved(image, rest());
     if (!results.empty()) return results;
   }
   if (noiseWidth > 0) {
@@ -2610,6 +2609,13 @@ std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& 
   }
   if (results.empty() && pixels > det::kLargePhotoPixels && pixels <= det::kMostWindowedPixels) readInWindows(image, rest, results);
   return results;
+}
+
+}  // namespace
+
+std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& options) {
+  std::optional<det::ImageBlurCues> cues;
+  return readWithCopies(image, options, cues);
 }
 
 }  // namespace dc

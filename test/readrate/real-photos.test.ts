@@ -9,10 +9,10 @@ import * as path from 'node:path';
 import sharp from 'sharp';
 
 import { ALL_TRANSFORMS } from '../../bench/camera-transforms';
-import { readRealPhoto, REAL_DIR, REAL_KINDS, realPhotos, summarizeReal, type RealOutcome } from '../../bench/readrate-real';
+import { readRealPhoto, REAL_DIR, REAL_KINDS, realPhotos, summarizeReal, type RealKind, type RealOutcome, type RealPhoto } from '../../bench/readrate-real';
 import { recordedRealFloors } from '../../bench/readrate-results';
 import { readDotCode } from '../../lib/engine/dotcode';
-import { loadGrey } from '../../lib/engine/image';
+import { type GreyImage, loadGrey } from '../../lib/engine/image';
 import { Canvas, Rng, toGrey } from '../fixtures/dotcode-render';
 
 // The photos are read with the detector's time budget lifted: these tests hold the
@@ -20,11 +20,19 @@ import { Canvas, Rng, toGrey } from '../fixtures/dotcode-render';
 // default 250 ms (35 of 43 instead of 37 in one run). Time is bench/'s business.
 const UNHURRIED = { timeBudgetMs: 10000 };
 
-type Photo = NonNullable<ReturnType<typeof realPhotos>>[number];
-type Grey = Parameters<typeof readDotCode>[0];
+const PHOTOS = realPhotos();
+
+/** The photos (of one kind), or the test skipped with a notice where ../shared is absent. */
+function photosOrSkip(ctx: Mocha.Context, kind?: RealKind): RealPhoto[] {
+  if (!PHOTOS) {
+    console.log(`    (skipped: ${REAL_DIR} not found; the real photographs are test data kept outside the repository)`);
+    ctx.skip();
+  }
+  return kind ? PHOTOS.filter((p) => p.kind === kind) : PHOTOS;
+}
 
 /** Reads each photo as `greyOf` makes it; how many gave their text, and every other text given. */
-async function readEach(photos: Photo[], greyOf: (p: Photo) => Promise<Grey>): Promise<{ read: number; wrong: string[] }> {
+async function readEach(photos: RealPhoto[], greyOf: (p: RealPhoto) => Promise<GreyImage>): Promise<{ read: number; wrong: string[] }> {
   let read = 0;
   const wrong: string[] = [];
   for (const p of photos) {
@@ -37,15 +45,10 @@ async function readEach(photos: Photo[], greyOf: (p: Photo) => Promise<Grey>): P
 
 describe('DotCode read rate on real photographs', function () {
   this.timeout(120000);
-  const photos = realPhotos();
   const outs: RealOutcome[] = [];
 
   before(async function () {
-    if (!photos) {
-      console.log(`    (skipped: ${REAL_DIR} not found; the real photographs are test data kept outside the repository)`);
-      this.skip();
-    }
-    for (const p of photos!) outs.push(await readRealPhoto(p, REAL_DIR, UNHURRIED));
+    for (const p of photosOrSkip(this)) outs.push(await readRealPhoto(p, REAL_DIR, UNHURRIED));
   });
 
   it('no photo gives a wrong text', () => {
@@ -74,17 +77,12 @@ describe('DotCode read rate on real photographs', function () {
 
 describe('DotCode on real pack photographs seen as a phone at close range sees them', function () {
   this.timeout(120000);
-  const photos = realPhotos();
 
   // Every fourth pack photo enlarged 4x with blur (modules of 10-20 px, soft): the detector's
   // passes are made for 2-6 px modules, so large images that read nothing are read again halved.
   // Transformed on the fly from ../shared (nothing is stored); the same misread rule holds.
   it('reads at least 6 of the 11 enlarged pack photos (2 before the halved re-read), with no misread', async function () {
-    if (!photos) {
-      console.log(`    (skipped: ${REAL_DIR} not found; the real photographs are test data kept outside the repository)`);
-      this.skip();
-    }
-    const packs = photos!.filter((p) => p.kind === 'pack').filter((_, i) => i % 4 === 0);
+    const packs = photosOrSkip(this, 'pack').filter((_, i) => i % 4 === 0);
     assert.equal(packs.length, 11);
     const { read, wrong } = await readEach(packs, async (p) => {
       const src = sharp(path.join(REAL_DIR, p.file));
@@ -99,7 +97,6 @@ describe('DotCode on real pack photographs seen as a phone at close range sees t
 
 describe('DotCode on real pack photographs seen from further away and closer up, and as other cameras show them', function () {
   this.timeout(600000);
-  const photos = realPhotos();
 
   // Every pack photo transformed on the fly from ../shared (nothing is stored), read through the
   // engine's grey path; the same misread rule holds. Half size: modules of 1.5-2.5 px (a pack seen
@@ -189,11 +186,7 @@ describe('DotCode on real pack photographs seen from further away and closer up,
   };
   for (const c of cases) {
     it(`${c.name}: reads at least ${c.floor} of the 43 pack photos (${c.before} before), with no misread`, async function () {
-      if (!photos) {
-        console.log(`    (skipped: ${REAL_DIR} not found; the real photographs are test data kept outside the repository)`);
-        this.skip();
-      }
-      const packs = photos!.filter((p) => p.kind === 'pack');
+      const packs = photosOrSkip(this, 'pack');
       const { read, wrong } = await readEach(packs, async (p) => {
         const src = sharp(path.join(REAL_DIR, p.file));
         const { width } = await src.metadata();
@@ -211,7 +204,6 @@ describe('DotCode on real pack photographs seen from further away and closer up,
 
 describe('DotCode on real pack photographs twice the size and soft (a closer camera out of focus)', function () {
   this.timeout(300000);
-  const photos = realPhotos();
 
   // The transforms bench's s200b (bench/camera-transforms.ts: resampled 2x, then a Gaussian of 2 px):
   // 1280x960 and 2560x1440 images with modules of 5-8 px under a blur of 2 px. The 1280x960 ones are
@@ -219,12 +211,9 @@ describe('DotCode on real pack photographs twice the size and soft (a closer cam
   // 801-1400 px a side whose edges are wide is read again halved (read_dotcodes.cpp,
   // kHalveSoftEdgeWidth). 38 before (native bench, budget lifted), 42 after.
   it('reads at least 41 of the 43 (38 before the halved re-read of soft mid-size images), with no misread', async function () {
-    if (!photos) {
-      console.log(`    (skipped: ${REAL_DIR} not found; the real photographs are test data kept outside the repository)`);
-      this.skip();
-    }
+    const packs = photosOrSkip(this, 'pack');
     const t = ALL_TRANSFORMS.find((x) => x.name === 's200b')!;
-    const { read, wrong } = await readEach(photos!.filter((x) => x.kind === 'pack'), async (p) =>
+    const { read, wrong } = await readEach(packs, async (p) =>
       t.apply(await loadGrey({ kind: 'path', path: path.join(REAL_DIR, p.file) }), new Rng(`${t.name}/${p.file}`)));
     if (process.env.DOTCODE_TEST_VERBOSE) console.log(`      s200b: ${read}/43`);
     assert.deepEqual(wrong, []);
@@ -234,7 +223,6 @@ describe('DotCode on real pack photographs twice the size and soft (a closer cam
 
 describe('DotCode in a large photo of clutter: no read from bars', function () {
   this.timeout(120000);
-  const photos = realPhotos();
 
   // Found by the transforms bench: a pack photo pasted into a 4608 x 3456 frame of the generator's
   // clutter with sensor noise of sigma 4 (clutter4608n4, bench/camera-transforms.ts), read window by
@@ -243,14 +231,14 @@ describe('DotCode in a large photo of clutter: no read from bars', function () {
   // bars, read alone with the budget lifted, still gave it. A DotCode inks none between its dots;
   // a read that does is refused (read_dotcodes.cpp, kMaxReadOffParityInk).
   it('the bars of a PDF417 among noise are never read as a DotCode', async function () {
-    const photo = photos?.find((p) => p.file === 'scn-d12pack-08.png');
+    const photo = photosOrSkip(this, 'pack').find((p) => p.file === 'scn-d12pack-08.png');
     if (!photo) {
-      console.log(`    (skipped: ${REAL_DIR} not found; the real photographs are test data kept outside the repository)`);
+      console.log('    (skipped: scn-d12pack-08.png is not in the manifest)');
       this.skip();
     }
     const t = ALL_TRANSFORMS.find((x) => x.name === 'clutter4608n4')!;
-    const grey = await loadGrey({ kind: 'path', path: path.join(REAL_DIR, photo!.file) });
-    const big = await t.apply(grey, new Rng(`${t.name}/${photo!.file}`));
+    const grey = await loadGrey({ kind: 'path', path: path.join(REAL_DIR, photo.file) });
+    const big = await t.apply(grey, new Rng(`${t.name}/${photo.file}`));
     const [x0, y0, w, h] = [2700, 500, 400, 320];
     const data = new Uint8Array(w * h);
     for (let y = 0; y < h; y++) data.set(big.data.subarray((y0 + y) * big.width + x0, (y0 + y) * big.width + x0 + w), y * w);
