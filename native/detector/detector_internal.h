@@ -316,6 +316,15 @@ struct LatticeDot {
   int blob;
   int row, col;
 };
+// Where a lattice's growth started (its seed dot, the cluster's diagonal basis and the size and
+// contrast a grown dot must have), kept so that it can be grown again with other steps.
+struct GrowthStart {
+  int seed = -1;
+  float ax = 0, ay = 0, bx = 0, by = 0;
+  float dLo = 0, dHi = 0, depthMin = 0;
+  size_t dots = 0;  // the cluster's core (the growth's first reservation)
+};
+
 struct LatticeFit {
   std::vector<LatticeDot> dots;
   float pitch = 0;  // mean distance between adjacent grid positions (X), pixels
@@ -323,18 +332,27 @@ struct LatticeFit {
   bool basisFound = false;  // the cluster looked like a lattice, even if the growth was rejected
   float fullFraction = 0;   // share of tested dots with all four diagonal neighbours (textures: most)
   bool texture = false;     // rejected as a regular dotted texture (fills its whole lattice)
+  int farGrown = 0;         // dots the growth reached by a step of three diagonals
+  GrowthStart start;
 };
 
 // Estimates the two diagonal lattice vectors from the cluster and grows the lattice from a seed.
 // Returns false when the cluster is not a plausible dot lattice.
 // minDepthShare: a grown dot's contrast must reach this share of the cluster's median (peaks,
 // which include the noise of the whole image, need a stricter share than thresholded blobs).
+// maxReach: the longest step the growth takes, in diagonals (3 jumps the empty stretches inside
+// a symbol; 2 keeps the growth from running on through dense noise peaks: see runPass).
 bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
-                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare = 0.35f);
+                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare = 0.35f, int maxReach = 3);
 
 // Keeps the densest band of rows and of columns (a lattice grown from a symbol into the text
 // printed beside it picks up sparse rows of stroke ends); false when too little is left.
 bool trimToDenseBand(LatticeFit& fit);
+
+// `first` grown again from its seed and basis, with steps of at most maxReach diagonals; `used`
+// must hold the marks from before the first growth. False as fitLattice.
+bool regrowLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const LatticeFit& first,
+                   std::vector<uint8_t>& used, int maxReach, LatticeFit& fit);
 
 // Maps grid positions (row, col) to image points: a homography fitted to the lattice dots, plus
 // a locally interpolated residual so mild curvature (cylinders) is followed.

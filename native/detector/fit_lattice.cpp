@@ -330,10 +330,12 @@ float fullNeighbourShare(const std::vector<Blob>& blobs, const SpatialIndex& ind
 
 // Grows the lattice from the seed: each accepted dot predicts its neighbours with a basis refitted
 // on the dots already accepted around it. `at` maps lattice coordinates to indices into `grown`.
-void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<uint8_t>& used,
-                 const DotStats& st, int seed, const Basis& global, std::vector<Grown>& grown,
-                 GridMap<int>& at) {
-  const float dLo = st.dLo, dHi = st.dHi, depthMin = st.depthMin;
+// Returns how many dots it reached by a step of three diagonals (at most maxReach diagonals a step).
+int growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<uint8_t>& used,
+                const GrowthStart& start, int maxReach, std::vector<Grown>& grown, GridMap<int>& at) {
+  const float dLo = start.dLo, dHi = start.dHi, depthMin = start.depthMin;
+  const int seed = start.seed;
+  const Basis global{start.ax, start.ay, start.bx, start.by};
   // Steps to try from an accepted dot, nearest first: up to three diagonal steps each way, so a
   // prediction can jump the empty stretches inside a symbol (padding regions leave whole empty
   // columns) while the quiet zone (3 modules) is mostly out of reach.
@@ -348,8 +350,8 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
     });
     return s;
   }();
-  at.reset(st.core.size() + 16);
-  grown.reserve(st.core.size() + 16);
+  at.reset(start.dots + 16);
+  grown.reserve(start.dots + 16);
   std::vector<uint8_t> taken(blobs.size(), 0);
   grown.push_back({seed, 0, 0, global});
   at.set(0, 0, 0);
@@ -357,6 +359,7 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
   const int kMaxDots = 12000;
   std::vector<Vec> vs;
   std::vector<std::pair<int, int>> ns;
+  int farGrown = 0;
   for (size_t q = 0; q < grown.size() && static_cast<int>(grown.size()) < kMaxDots; ++q) {
     Grown g = grown[q];
     const Blob& gb = blobs[g.blob];
@@ -382,6 +385,8 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
     grown[q].basis = g.basis;
     const float tolBase = 0.3f * std::min(g.basis.la(), g.basis.lb());
     for (const auto& s : kSteps) {
+      const int stepReach = std::max(std::abs(s.first), std::abs(s.second));
+      if (stepReach > maxReach) continue;
       const int ni = g.i + s.first, nj = g.j + s.second;
       if (at.contains(ni, nj)) continue;
       if (std::abs(ni) > 400 || std::abs(nj) > 400) continue;
@@ -406,8 +411,10 @@ void growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, cons
       at.set(ni, nj, static_cast<int>(grown.size()));
       taken[best] = 1;
       grown.push_back({best, ni, nj, g.basis});
+      if (stepReach >= 3) ++farGrown;
     }
   }
+  return farGrown;
 }
 
 // An unused core member near the cluster's centroid (the growth's start).
@@ -453,10 +460,38 @@ void toGridCoordinates(const std::vector<Grown>& grown, LatticeFit& fit) {
   fit.pitch = static_cast<float>(pitchSum / grown.size());
 }
 
+// The lattice grown from fit.start, tested (a texture, its extent and fill) and its dots marked used.
+bool growFit(const std::vector<Blob>& blobs, const SpatialIndex& index, std::vector<uint8_t>& used, int maxReach, LatticeFit& fit) {
+  const float maxFull = kMaxFullFraction;
+  std::vector<Grown> grown;
+  GridMap<int> at;  // lattice coordinate -> index in grown
+  fit.farGrown = growLattice(blobs, index, used, fit.start, maxReach, grown, at);
+  if (grown.size() < 15) return false;
+  // The texture test again on the grown lattice (exact neighbours this time): a texture whose
+  // nearest-neighbour vectors fooled the estimate above (gaps between packed dots, a basis at
+  // half scale) still fills its lattice.
+  const float grownFull = fullGrownShare(grown, at);
+  fit.fullFraction = std::max(fit.fullFraction, grownFull);
+  if (grownFull > maxFull) {
+    fit.basisFound = false;
+    fit.texture = true;
+    return false;
+  }
+  toGridCoordinates(grown, fit);
+  for (const Grown& g : grown) used[g.blob] = 1;
+  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
+  if (H < 4 || W < 4 || H > 202 || W > 202) return false;
+  const float fill = static_cast<float>(grown.size()) / (0.5f * H * W);
+  // A DotCode fills its lattice positions roughly half; a regular dotted texture fills them all,
+  // and a scatter of unrelated blobs hardly at all.
+  if (fill > 0.93f || fill < 0.18f) return false;
+  return true;
+}
+
 }  // namespace
 
 bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
-                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare) {
+                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare, int maxReach) {
   fit = LatticeFit{};
   if (cluster.size() < 12) return false;
   DotStats st;
@@ -479,30 +514,18 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
 
   const int seed = seedNearCentroid(blobs, used, st);
   if (seed < 0) return false;
+  fit.start = GrowthStart{seed, global.ax, global.ay, global.bx, global.by, st.dLo, st.dHi, st.depthMin, st.core.size()};
+  return growFit(blobs, index, used, maxReach, fit);
+}
 
-  std::vector<Grown> grown;
-  GridMap<int> at;  // lattice coordinate -> index in grown
-  growLattice(blobs, index, used, st, seed, global, grown, at);
-  if (grown.size() < 15) return false;
-  // The texture test again on the grown lattice (exact neighbours this time): a texture whose
-  // nearest-neighbour vectors fooled the estimate above (gaps between packed dots, a basis at
-  // half scale) still fills its lattice.
-  const float grownFull = fullGrownShare(grown, at);
-  fit.fullFraction = std::max(fit.fullFraction, grownFull);
-  if (grownFull > maxFull) {
-    fit.basisFound = false;
-    fit.texture = true;
-    return false;
-  }
-  toGridCoordinates(grown, fit);
-  for (const Grown& g : grown) used[g.blob] = 1;
-  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
-  if (H < 4 || W < 4 || H > 202 || W > 202) return false;
-  const float fill = static_cast<float>(grown.size()) / (0.5f * H * W);
-  // A DotCode fills its lattice positions roughly half; a regular dotted texture fills them all,
-  // and a scatter of unrelated blobs hardly at all.
-  if (fill > 0.93f || fill < 0.18f) return false;
-  return true;
+bool regrowLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const LatticeFit& first,
+                   std::vector<uint8_t>& used, int maxReach, LatticeFit& fit) {
+  fit = LatticeFit{};
+  if (first.start.seed < 0 || used[first.start.seed]) return false;
+  fit.basisFound = true;
+  fit.fullFraction = first.fullFraction;
+  fit.start = first.start;
+  return growFit(blobs, index, used, maxReach, fit);
 }
 
 }  // namespace det

@@ -86,6 +86,22 @@ struct Rect {
 };
 
 bool overlaps(const Rect& a, const Rect& b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
+
+// The same dots over the same lines (a lattice grown again that changed nothing).
+bool sameExtent(const LatticeFit& a, const LatticeFit& b) {
+  return a.dots.size() == b.dots.size() && a.rowMax - a.rowMin == b.rowMax - b.rowMin && a.colMax - a.colMin == b.colMax - b.colMin;
+}
+
+// A lattice grown again with shorter steps is read when it holds this many dots at least: the
+// pack symbols it read held 91-132, the decoys of the five empty 720p frames 20-31.
+constexpr size_t kRegrownMinDots = 40;
+
+// A lattice of at most 16 lines across and twice as many along: the shape of a pack's symbol.
+bool shortAndWide(const LatticeFit& f) {
+  const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+  return std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
+}
+
 double areaOf(const Rect& r) { return static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0); }
 
 // highPass for the columns [xa, xb), whose box (2R+1 wide) lies inside the crop: the same
@@ -943,6 +959,10 @@ struct Candidate {
   // decoys have used up the image's kMaxExtendedLattices, so its lattices have an allowance of
   // their own (kLastStageExtendedLattices).
   bool lastStage = false;
+  bool read = false;  // set by the pass's caller: a symbol was read from it
+  // A peaks lattice grown again with shorter steps (runPass): its extensions have an allowance of
+  // their own, and it is kept as no part of a split symbol (the first growth was kept).
+  bool regrown = false;
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
@@ -1086,6 +1106,7 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     }
   PPROF("   %zu clusters (largest %zu), grouped at %.2f ms\n", clusters.size(), clusters.empty() ? 0 : clusters[0].size(), msSince());
   std::vector<uint8_t> used(ws.blobs.size(), 0);
+  std::vector<uint8_t> usedBefore;  // (peaks: the marks before a cluster's growth, for its second growth)
   int tried = 0;
   for (const auto& cluster : clusters) {
     if (++tried > 24 || Clock::now() > deadline) break;
@@ -1094,6 +1115,7 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     for (int k : cluster) fresh += used[k] ? 0 : 1;
     if (fresh < 15) continue;
     Candidate cand;
+    if (pass.peaks) usedBefore = used;
     bool ok = fitLattice(ws.blobs, index, cluster, used, cand.fit, pass.peaks ? 0.5f : 0.35f);
     // peaks: the growth also reaches stroke ends of the text beside the symbol (the fit's own
     // fill test then fails on the too-large extent, or passes with sparse extra rows): trim first
@@ -1127,30 +1149,52 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
       }
     }
     const int clusterIndex = static_cast<int>(&cluster - clusters.data());
-    if (!ok) {
-      traceLattice(tp, clusterIndex, ws.blobs, cand.fit, frame,
-                   cand.fit.texture ? "texture" : cand.fit.basisFound ? "lattice rejected (growth or fill)"
-                                                                      : "no lattice");
-      continue;
+    // The lattice mapped, sampled and handed to onCandidate; false when onCandidate stops the pass.
+    auto handOver = [&](Candidate& c, bool fitted, const char* sampled) {
+      if (!fitted) {
+        traceLattice(tp, clusterIndex, ws.blobs, c.fit, frame,
+                     c.fit.texture ? "texture" : c.fit.basisFound ? "lattice rejected (growth or fill)"
+                                                                  : "no lattice");
+        return true;
+      }
+      if (!c.mapper.fit(ws.blobs, c.fit)) {
+        traceLattice(tp, clusterIndex, ws.blobs, c.fit, frame, "no grid map");
+        return true;
+      }
+      traceLattice(tp, clusterIndex, ws.blobs, c.fit, frame, sampled);
+      c.ctx.img = &img;
+      c.ctx.mapper = &c.mapper;
+      c.ctx.dark = pass.dark;
+      c.ctx.parity = (c.fit.dots[0].row + c.fit.dots[0].col) & 1;
+      c.ctx.pitch = c.fit.pitch;
+      c.ctx.blobs = &ws.blobs;
+      c.ctx.index = &index;
+      c.blobs = &ws.blobs;
+      c.dark = pass.dark;
+      calibrateLevels(c.ctx, ws.blobs, c.fit);
+      PPROF("     candidate %dx%d at %.2f ms\n", c.fit.rowMax - c.fit.rowMin + 1, c.fit.colMax - c.fit.colMin + 1, msSince());
+      const bool go = onCandidate(c);
+      PPROF("     decoded at %.2f ms\n", msSince());
+      return go;
+    };
+    if (!handOver(cand, ok, "sampled")) return;
+    // Peaks: among the text, glare and print beside a symbol the peaks lie so dense that the
+    // growth's longest steps (three diagonals, made to jump a symbol's empty stretches) find one
+    // near nearly every position, and the lattice runs on across them, away from the symbol, whose
+    // far end it then never reaches. A lattice that took such steps and did not read is grown
+    // again from the same cluster with steps of at most two diagonals, and read when that gives
+    // another lattice of a pack symbol's shape (the decoys of empty frames mostly give none).
+    if (pass.peaks && ok && !cand.read && cand.fit.farGrown > 0 && Clock::now() < deadline) {
+      std::vector<uint8_t> usedAfter = used;
+      for (size_t k = 0; k < used.size(); ++k) used[k] = usedBefore[k];
+      Candidate again;
+      again.regrown = true;
+      bool fitted = regrowLattice(ws.blobs, index, cand.fit, used, 2, again.fit) && trimToDenseBand(again.fit);
+      fitted = fitted && shortAndWide(again.fit) && again.fit.dots.size() >= kRegrownMinDots && !sameExtent(again.fit, cand.fit);
+      for (size_t k = 0; k < used.size(); ++k) used[k] = static_cast<uint8_t>(used[k] | usedAfter[k]);
+      PPROF("   grown again: %zu dots (%d by far steps) -> %zu, read %d\n", cand.fit.dots.size(), cand.fit.farGrown, again.fit.dots.size(), fitted);
+      if (fitted && !handOver(again, true, "grown again with shorter steps")) return;
     }
-    if (!cand.mapper.fit(ws.blobs, cand.fit)) {
-      traceLattice(tp, clusterIndex, ws.blobs, cand.fit, frame, "no grid map");
-      continue;
-    }
-    traceLattice(tp, clusterIndex, ws.blobs, cand.fit, frame, "sampled");
-    cand.ctx.img = &img;
-    cand.ctx.mapper = &cand.mapper;
-    cand.ctx.dark = pass.dark;
-    cand.ctx.parity = (cand.fit.dots[0].row + cand.fit.dots[0].col) & 1;
-    cand.ctx.pitch = cand.fit.pitch;
-    cand.ctx.blobs = &ws.blobs;
-    cand.ctx.index = &index;
-    cand.blobs = &ws.blobs;
-    cand.dark = pass.dark;
-    calibrateLevels(cand.ctx, ws.blobs, cand.fit);
-    PPROF("     candidate %dx%d at %.2f ms\n", cand.fit.rowMax - cand.fit.rowMin + 1, cand.fit.colMax - cand.fit.colMin + 1, msSince());
-    if (!onCandidate(cand)) return;
-    PPROF("     decoded at %.2f ms\n", msSince());
   }
   PPROF("   pass end %.2f ms\n", msSince());
 }
@@ -1229,6 +1273,7 @@ class PassSchedule {
     runPass(img, pass, frame, options_.trace, reuse, deadline_, stats, [&](Candidate& cand) {
       cand.lastStage = largeOnly_ || lastStage_;
       int r = onCandidate_(cand, pass, frame);
+      cand.read = r > 0;
       if (r > 0) found_ = true;
       if (r < 0) stop_ = true;
       // (only lattices of some size: a symbol cut in two still leaves dozens of dots in each part)
@@ -1276,7 +1321,7 @@ class PassSchedule {
     // grid positions of margin: a lost edge row, the quiet zone; a short wide lattice may
     // be only part of its symbol along the long axis (glare, a crease), so more there
     const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
-    const bool shortWide = std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
+    const bool shortWide = shortAndWide(f);
     const float mr = shortWide && H > W ? std::min<float>(kSpillReach, 0.5f * H) : 2.0f;
     const float mc = shortWide && W > H ? std::min<float>(kSpillReach, 0.5f * W) : 2.0f;
     const float gr[2] = {f.rowMin - mr, f.rowMax + mr}, gc[2] = {f.colMin - mc, f.colMax + mc};
@@ -1956,7 +2001,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     const LatticeFit& f = cand.fit;
     const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
     const bool alongCols = W >= H;
-    const bool reach = pass.peaks && std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
+    const bool reach = pass.peaks && shortAndWide(f);
     // Sample once over the widest extent; each hypothesis is a window of it (a position's value
     // does not depend on the window).
     const CylinderWrap* wrap = cand.mapper.cylinder();
@@ -2270,7 +2315,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     }
     return 0;
   };
-  int extended = 0, extendedLast = 0;
+  int extended = 0, extendedLast = 0, extendedRegrown = 0;
   // Lattices that did not read, kept as parts of a symbol that a glare band or a crease split
   // (joinLattices), in image coordinates: each pass reads its own crop at its own scale, and the
   // other part of a symbol may have come from another pass.
@@ -2307,6 +2352,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       return attempt(ext, pass, frame, ends);
     };
     auto mayExtend = [&] {
+      if (cand.regrown) return ++extendedRegrown <= allowancesFor(options).extendedLattices;
       return cand.lastStage ? ++extendedLast <= kLastStageExtendedLattices : ++extended <= allowancesFor(options).extendedLattices;
     };
     if (got == 0 && Clock::now() < deadline && mayExtend() && !cand.notDotCode) {
@@ -2359,7 +2405,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         for (size_t k = 0; k < joined.size() && got == 0 && Clock::now() < deadline; ++k)
           got = retry(std::move(joined[k]), nullptr, "joined with another part of its symbol", nullptr);
       }
-      if (got == 0 && parts.size() < kMaxParts) {
+      if (got == 0 && parts.size() < kMaxParts && !cand.regrown) {
         Part part{cand.dark, {}, cand.fit};
         for (LatticeDot& d : part.fit.dots) {
           part.dots.push_back(blobInImage((*cand.blobs)[d.blob], frame));

@@ -74,3 +74,42 @@ TEST("lattice: the basis is found at every orientation, across the direction his
   }
   CHECK(fitted == tried);
 }
+
+TEST("lattice: grown again with shorter steps, a lattice that ran on into dense noise keeps to its symbol") {
+  // A 7 x 40 symbol and, four empty lines below it, a field of stray peaks as dense as the text
+  // and glare beside a pack symbol leave: the growth's steps of three diagonals (six lines) reach
+  // the field and run on across it; steps of at most two (four lines) do not.
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    std::vector<std::pair<int, int>> cells;
+    const float pitch = 5.0f;
+    std::vector<dc::det::Blob> blobs = lattice(7, 40, pitch, 0.0f, seed, cells);
+    const size_t symbolDots = blobs.size();
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> x(100, 300), y(200 + 7.5f * pitch, 380);
+    for (int k = 0; k < 400; ++k) {
+      dc::det::Blob b = blobs[0];
+      b.x = x(rng);
+      b.y = y(rng);
+      blobs.push_back(b);
+    }
+    dc::det::SpatialIndex index;
+    index.build(blobs, 400, 400, 15.0f);
+    std::vector<int> cluster(symbolDots);
+    for (size_t k = 0; k < symbolDots; ++k) cluster[k] = static_cast<int>(k);
+    std::vector<uint8_t> used(blobs.size(), 0);
+    const std::vector<uint8_t> before = used;
+    dc::det::LatticeFit first;
+    // (accepted: a lattice of about 40 x 40 lines that holds the field's peaks too)
+    CHECK(dc::det::fitLattice(blobs, index, cluster, used, first));
+    CHECK(first.farGrown > 0);
+    CHECK(first.dots.size() > 2 * symbolDots);
+    used = before;
+    dc::det::LatticeFit again;
+    CHECK(dc::det::regrowLattice(blobs, index, first, used, 2, again));
+    CHECK(again.farGrown == 0);
+    const int H = again.rowMax - again.rowMin + 1, W = again.colMax - again.colMin + 1;
+    CHECK(std::min(H, W) == 7 && std::max(H, W) == 40);
+    CHECK(again.dots.size() == symbolDots);
+    for (const dc::det::LatticeDot& d : again.dots) CHECK(static_cast<size_t>(d.blob) < symbolDots);
+  }
+}
