@@ -87,21 +87,6 @@ struct Rect {
 
 bool overlaps(const Rect& a, const Rect& b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
 
-// The same dots over the same lines (a lattice grown again that changed nothing).
-bool sameExtent(const LatticeFit& a, const LatticeFit& b) {
-  return a.dots.size() == b.dots.size() && a.rowMax - a.rowMin == b.rowMax - b.rowMin && a.colMax - a.colMin == b.colMax - b.colMin;
-}
-
-// A lattice grown again with shorter steps is read when it holds this many dots at least: the
-// pack symbols it read held 91-132, the decoys of the five empty 720p frames 20-31.
-constexpr size_t kRegrownMinDots = 40;
-
-// A lattice of at most 16 lines across and twice as many along: the shape of a pack's symbol.
-bool shortAndWide(const LatticeFit& f) {
-  const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
-  return std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
-}
-
 double areaOf(const Rect& r) { return static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0); }
 
 // highPass for the columns [xa, xb), whose box (2R+1 wide) lies inside the crop: the same
@@ -948,6 +933,21 @@ void bandEnds(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& 
       }
 }
 
+// As many dots over as many lines (a lattice grown again that changed nothing).
+bool sameExtent(const LatticeFit& a, const LatticeFit& b) {
+  return a.dots.size() == b.dots.size() && a.rowMax - a.rowMin == b.rowMax - b.rowMin && a.colMax - a.colMin == b.colMax - b.colMin;
+}
+
+// A lattice grown again with shorter steps is read when it holds this many dots at least: the
+// pack symbols it read held 91-132, the decoys of the five empty 720p frames 20-31.
+constexpr size_t kRegrownMinDots = 40;
+
+// A lattice of at most 16 lines across and twice as many along: the shape of a pack's symbol.
+bool shortAndWide(const LatticeFit& f) {
+  const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
+  return std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
+}
+
 struct Candidate {
   LatticeFit fit;
   GridMapper mapper;
@@ -1185,13 +1185,12 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     // again from the same cluster with steps of at most two diagonals, and read when that gives
     // another lattice of a pack symbol's shape (the decoys of empty frames mostly give none).
     if (pass.peaks && ok && !cand.read && cand.fit.farGrown > 0 && Clock::now() < deadline) {
-      std::vector<uint8_t> usedAfter = used;
-      for (size_t k = 0; k < used.size(); ++k) used[k] = usedBefore[k];
+      used.swap(usedBefore);  // (the marks from before the first growth; usedBefore now holds those after it)
       Candidate again;
       again.regrown = true;
       bool fitted = regrowLattice(ws.blobs, index, cand.fit, used, 2, again.fit) && trimToDenseBand(again.fit);
       fitted = fitted && shortAndWide(again.fit) && again.fit.dots.size() >= kRegrownMinDots && !sameExtent(again.fit, cand.fit);
-      for (size_t k = 0; k < used.size(); ++k) used[k] = static_cast<uint8_t>(used[k] | usedAfter[k]);
+      for (size_t k = 0; k < used.size(); ++k) used[k] = static_cast<uint8_t>(used[k] | usedBefore[k]);
       PPROF("   grown again: %zu dots (%d by far steps) -> %zu, read %d\n", cand.fit.dots.size(), cand.fit.farGrown, again.fit.dots.size(), fitted);
       if (fitted && !handOver(again, true, "grown again with shorter steps")) return;
     }
