@@ -1562,7 +1562,9 @@ class PassSchedule {
       int large = 0;  // (largeOnly_: the large regions read so far)
       // later rounds: lattices cut by their region's border, read again on their whole box (a
       // blurred lattice grows a little with each re-read)
-      for (int round = 0; round < kPeaksRounds && !regions.empty(); ++round) {
+      for (int round = 0; round < kPeaksRounds; ++round) {
+        if (regions.empty() && !pass->dark && !centreSwept) centreSwept = centreSweep(budget, regions);
+        if (regions.empty()) break;
         for (size_t ri = 0; ri < regions.size() && static_cast<int>(ri) < kPeaksRegions; ++ri) {
           if (over()) return;
           const Rect r = regions[ri];
@@ -1595,21 +1597,25 @@ class PassSchedule {
         regions = unionOfOverlapping(spilled);  // (the boxes already hold their margin)
         spilled.clear();
         fromSpill = !regions.empty();
-        // The fast passes' regions are a guess: a symbol of small light dots can sit where
-        // they saw nothing. Once they are read, what is left of the budget goes to the middle
-        // of the frame (where a user aims), the whole frame when it fits.
-        if (regions.empty() && !pass->dark && !centreSwept && !largeOnly_ && options_.tryHarder) {
-          centreSwept = true;
-          const double full = static_cast<double>(image_.width) * image_.height;
-          const double share = std::min(1.0, budget / full);
-          if (share >= 0.25) {
-            const double k = std::sqrt(share);
-            const int w = static_cast<int>(image_.width * k), h = static_cast<int>(image_.height * k);
-            regions.push_back({(image_.width - w) / 2, (image_.height - h) / 2, (image_.width - w) / 2 + w, (image_.height - h) / 2 + h});
-          }
-        }
       }
     }
+  }
+
+  // The fast passes' regions are a guess: a symbol of small light dots can sit where they saw
+  // nothing, or they may have seen nothing at all (a pack turned 45 degrees whose frame held no
+  // other print to draw a region). Once the regions are read, or at once when there are none,
+  // what is left of the light peaks budget goes to the middle of the frame (where a user aims),
+  // the whole frame when it fits. True when the sweep was due (whether or not it fits).
+  bool centreSweep(double budget, std::vector<Rect>& regions) const {
+    if (largeOnly_ || !options_.tryHarder) return false;
+    const double full = static_cast<double>(image_.width) * image_.height;
+    const double share = std::min(1.0, budget / full);
+    if (share >= 0.25) {
+      const double k = std::sqrt(share);
+      const int w = static_cast<int>(image_.width * k), h = static_cast<int>(image_.height * k);
+      regions.push_back({(image_.width - w) / 2, (image_.height - h) / 2, (image_.width - w) / 2 + w, (image_.height - h) / 2 + h});
+    }
+    return true;
   }
 
   // Light dots smeared by motion (a hand-held phone, a moving line: a streak of 5-7 px over modules
@@ -2568,6 +2574,7 @@ std::vector<ReadResult> readToned(const GreyImage& image, Rest&& rest) {
   std::vector<uint8_t> toneBuf;  // (the two tone re-reads, one after the other, share it)
   GreyImage toned;
   const det::GreyLevels levels = det::sampledLevels(image);
+  if (det::onlyNoise(levels, det::noiseSigma(image))) return results;
   if (rest().timeBudgetMs > 1 && det::stretchLowContrast(image, levels, toneBuf, toned)) results = readAsGiven(toned, rest());
   if (!results.empty()) return results;
   // A dark exposure whose range is wide (glints, the aimer band) but whose mid-tones lie in the
