@@ -33,23 +33,35 @@ void gaussianBlur(const std::vector<float>& src, int W, int H, float variance, s
   }
   tmp.resize(src.size());
   dst.resize(src.size());
+  // Each output is the sum of its taps in the order k = -r..r, as the plain loop over a pixel's
+  // taps adds them (the images read are bit for bit the same), but tap after tap over a whole
+  // row: the inner loops run along x and the compiler vectorises them (a 1280x720 frame's blur
+  // took about 9 ms with a clamped index per tap).
+  const int x0 = std::min(r, W), x1 = std::max(x0, W - r);
   for (int y = 0; y < H; ++y) {
     const float* s = &src[static_cast<size_t>(y) * W];
     float* t = &tmp[static_cast<size_t>(y) * W];
-    for (int x = 0; x < W; ++x) {
+    auto edge = [&](int x) {
       float acc = 0;
       for (int k = -r; k <= r; ++k) acc += w[k + r] * s[std::clamp(x + k, 0, W - 1)];
       t[x] = acc;
+    };
+    for (int x = 0; x < x0; ++x) edge(x);
+    std::fill(t + x0, t + x1, 0.0f);
+    for (int k = -r; k <= r; ++k) {
+      const float wk = w[k + r];
+      const float* sk = s + k;
+      for (int x = x0; x < x1; ++x) t[x] += wk * sk[x];
     }
+    for (int x = x1; x < W; ++x) edge(x);
   }
-  std::vector<const float*> rows(2 * r + 1);
   for (int y = 0; y < H; ++y) {
-    for (int k = -r; k <= r; ++k) rows[k + r] = &tmp[static_cast<size_t>(std::clamp(y + k, 0, H - 1)) * W];
     float* d = &dst[static_cast<size_t>(y) * W];
-    for (int x = 0; x < W; ++x) {
-      float acc = 0;
-      for (int k = 0; k <= 2 * r; ++k) acc += w[k] * rows[k][x];
-      d[x] = acc;
+    std::fill(d, d + W, 0.0f);
+    for (int k = -r; k <= r; ++k) {
+      const float wk = w[k + r];
+      const float* row = &tmp[static_cast<size_t>(std::clamp(y + k, 0, H - 1)) * W];
+      for (int x = 0; x < W; ++x) d[x] += wk * row[x];
     }
   }
 }
@@ -69,7 +81,12 @@ void blurToGrey(const std::vector<float>& f, int W, int H, float variance, std::
   std::vector<float> tmp, smooth;
   gaussianBlur(f, W, H, variance, tmp, smooth);
   buf.resize(f.size());
-  for (size_t i = 0; i < f.size(); ++i) buf[i] = static_cast<uint8_t>(std::clamp(std::lround(smooth[i]), 0L, 255L));
+  // std::lround's value, clamped to 0..255, without a library call per pixel: v + 0.5 is exact in
+  // double, and truncation rounds it as lround rounds v (halves away from zero) for v >= 0.
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double v = static_cast<double>(smooth[i]) + 0.5;
+    buf[i] = v <= 0 ? 0 : v >= 255 ? 255 : static_cast<uint8_t>(v);
+  }
   out = GreyImage::packed(buf.data(), W, H);
 }
 

@@ -2564,7 +2564,10 @@ std::vector<ReadResult> readUpsampled(const GreyImage& image, bool softAsGiven, 
   return results;
 }
 
-// An image that read nothing as given, its grey range stretched and its shadows lifted.
+// An image that read nothing as given, its grey range stretched and its shadows lifted. Not an
+// image whose range is only its noise (det::onlyNoise: a blank frame under a camera's gain, whose
+// stretched noise the passes read as dots everywhere): the caller judges the image as given, since
+// a smoothed copy's noise no longer shows in the noise estimate.
 template <class Rest>
 std::vector<ReadResult> readToned(const GreyImage& image, Rest&& rest) {
   std::vector<ReadResult> results;
@@ -2574,7 +2577,6 @@ std::vector<ReadResult> readToned(const GreyImage& image, Rest&& rest) {
   std::vector<uint8_t> toneBuf;  // (the two tone re-reads, one after the other, share it)
   GreyImage toned;
   const det::GreyLevels levels = det::sampledLevels(image);
-  if (det::onlyNoise(levels, det::noiseSigma(image))) return results;
   if (rest().timeBudgetMs > 1 && det::stretchLowContrast(image, levels, toneBuf, toned)) results = readAsGiven(toned, rest());
   if (!results.empty()) return results;
   // A dark exposure whose range is wide (glints, the aimer band) but whose mid-tones lie in the
@@ -2646,12 +2648,13 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
     if (det::softMidImage(image, *cues)) results = readHalved(image, rest());
     if (!results.empty()) return results;
   }
+  const bool onlyNoise = det::onlyNoise(det::sampledLevels(image), det::noiseSigma(image));
   if (noiseWidth > 0) {
     if (small) results = readUpsampled(denoised, softAsGiven, rest);
-    if (results.empty()) results = readToned(denoised, rest);
+    if (results.empty() && !onlyNoise) results = readToned(denoised, rest);
     if (!results.empty()) return results;
   }
-  results = readToned(image, rest);
+  if (!onlyNoise) results = readToned(image, rest);
   if (!results.empty()) return results;
   // A strongly compressed JPEG (quality 30-50) of modules of 2-3 px: the block borders' steps are
   // as strong as the dots, and the passes' regions and peaks follow the block grid. The image is

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "check.h"
@@ -84,4 +85,48 @@ TEST("resample: downsample2 is the rounded mean of each 2x2 block, an odd last r
       wrong += half.at(x, y) != (sum + 2) / 4;
     }
   CHECK_EQ(wrong, 0);
+}
+
+// The separable Gaussian of the smoothed re-reads (gaussian_blur.cpp: the denoised and deblocked
+// copies) against its definition written out per pixel: the normalised taps of radius 3 sigma
+// rounded, edges clamped, each output the sum of its taps in the order k = -r..r, rounded to the
+// nearest level. The row-wise loops must give the very same bytes (the images read are the same).
+TEST("gaussian blur: blurToGrey is the clamped separable Gaussian, rounded, byte for byte") {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> level(0, 255);
+  for (const auto& [w, h, variance] : {std::tuple<int, int, float>{1, 1, 0.49f}, {2, 5, 1.21f}, {7, 3, 1.96f}, {37, 23, 0.49f},
+                                       {64, 48, 1.21f}, {129, 31, 0.64f}, {5, 40, 2.25f}}) {
+    std::vector<uint8_t> px(static_cast<size_t>(w) * h);
+    for (uint8_t& p : px) p = static_cast<uint8_t>(level(rng));
+    const GreyImage in{px.data(), w, h, w};
+    std::vector<uint8_t> buf;
+    GreyImage out;
+    dc::det::blurToGrey(dc::det::greyToFloat(in), w, h, variance, buf, out);
+    REQUIRE(out.width == w && out.height == h);
+    const int r = std::max(1, static_cast<int>(std::lround(3 * std::sqrt(variance))));
+    std::vector<float> tap(2 * r + 1);
+    float sum = 1;
+    for (int k = 1; k <= r; ++k) {
+      tap[r + k] = std::exp(-static_cast<float>(k * k) / (2 * variance));
+      sum += 2 * tap[r + k];
+    }
+    const float norm = 1.0f / sum;
+    tap[r] = norm;
+    for (int k = 1; k <= r; ++k) tap[r - k] = tap[r + k] *= norm;
+    std::vector<float> across(px.size());
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        float acc = 0;
+        for (int k = -r; k <= r; ++k) acc += tap[k + r] * px[static_cast<size_t>(y) * w + std::clamp(x + k, 0, w - 1)];
+        across[static_cast<size_t>(y) * w + x] = acc;
+      }
+    int differ = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        float acc = 0;
+        for (int k = -r; k <= r; ++k) acc += tap[k + r] * across[static_cast<size_t>(std::clamp(y + k, 0, h - 1)) * w + x];
+        if (out.at(x, y) != static_cast<uint8_t>(std::clamp(std::lround(acc), 0L, 255L))) ++differ;
+      }
+    CHECK_EQ(differ, 0);
+  }
 }
