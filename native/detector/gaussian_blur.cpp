@@ -85,7 +85,8 @@ void blurToGrey(const std::vector<float>& f, int W, int H, float variance, std::
   // double, and truncation rounds it as lround rounds v (halves away from zero) for v >= 0.
   for (size_t i = 0; i < f.size(); ++i) {
     const double v = static_cast<double>(smooth[i]) + 0.5;
-    buf[i] = v <= 0 ? 0 : v >= 255 ? 255 : static_cast<uint8_t>(v);
+    buf[i] = v <= 0 ? 0 : v >= 255 ? 255
+                                   : static_cast<uint8_t>(v);
   }
   out = GreyImage::packed(buf.data(), W, H);
 }

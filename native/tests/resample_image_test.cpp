@@ -94,8 +94,7 @@ TEST("resample: downsample2 is the rounded mean of each 2x2 block, an odd last r
 TEST("gaussian blur: blurToGrey is the clamped separable Gaussian, rounded, byte for byte") {
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> level(0, 255);
-  for (const auto& [w, h, variance] : {std::tuple<int, int, float>{1, 1, 0.49f}, {2, 5, 1.21f}, {7, 3, 1.96f}, {37, 23, 0.49f},
-                                       {64, 48, 1.21f}, {129, 31, 0.64f}, {5, 40, 2.25f}}) {
+  for (const auto& [w, h, variance] : {std::tuple<int, int, float>{1, 1, 0.49f}, {2, 5, 1.21f}, {7, 3, 1.96f}, {37, 23, 0.49f}, {64, 48, 1.21f}, {129, 31, 0.64f}, {5, 40, 2.25f}}) {
     std::vector<uint8_t> px(static_cast<size_t>(w) * h);
     for (uint8_t& p : px) p = static_cast<uint8_t>(level(rng));
     const GreyImage in{px.data(), w, h, w};
