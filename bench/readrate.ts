@@ -7,7 +7,7 @@
 // Per category: read rate, misreads (wrong payload), false positives (negatives), median and
 // p95 detector time (addon called directly on the grey buffer) and, for JPEG categories, the
 // same through the public engine (lib/engine, JPEG decoding included). Then the speed rows:
-// 1280x720 frames with and without a symbol. --record writes the table into bench/RESULTS.md
+// 1280x720 frames with and without a symbol, and blank ones under sensor noise. --record writes the table into bench/RESULTS.md
 // (its "DotCode read rate" section: rows of categories not in the run are kept) and, for the
 // categories the mocha test holds to a floor (FLOOR_CATEGORIES), the reads of the test's own 20
 // samples into the "test floors" section. --real reads the photographs of
@@ -21,7 +21,7 @@ import * as path from 'node:path';
 import sharp from 'sharp';
 
 import {
-  CATEGORIES, isCategory, renderFrame720, renderSample, zintAvailable,
+  CATEGORIES, isCategory, renderBlankFrame720, renderFrame720, renderSample, zintAvailable,
   type Category, type Sample,
 } from '../test/fixtures/dotcode-render';
 import {
@@ -135,11 +135,11 @@ async function main(): Promise<void> {
     // The detector as a still image gets it (every pass, within the time budget) and as a live
     // frame does with speed 'video' (the fast passes only: lib/engine/speed.ts dotcodeOptions).
     for (const sp of ['balanced', 'video'] as const) {
-      for (const withSymbol of [true, false]) {
-        const row = await timeFrames(addon, withSymbol, sp, args.speedRuns);
+      for (const kind of ['with', 'without', 'blank'] as const) {
+        const row = await timeFrames(addon, kind, sp, args.speedRuns);
         speed.push(row);
         console.log(`speed: ${row.label}: median ${ms(row.median)} ms, p95 ${ms(row.p95)} ms over ${row.runs} calls ` +
-          `(${withSymbol ? 'read' : 'clean'} in ${row.found}/${SPEED_FRAMES} frames)`);
+          `(${kind === 'with' ? 'read' : 'clean'} in ${row.found}/${SPEED_FRAMES} frames)`);
       }
     }
   }
@@ -151,19 +151,29 @@ async function main(): Promise<void> {
 
 const SPEED_FRAMES = 5;
 
-/** The detector on five different 720p frames, each read speedRuns/5 times: the median is over all calls. */
-async function timeFrames(addon: Addon, withSymbol: boolean, sp: Speed, speedRuns: number) {
+const FRAME_LABELS = {
+  with: '1280x720 frame with a DotCode',
+  without: '1280x720 frame without DotCode',
+  blank: '1280x720 blank frame, sensor noise',
+} as const;
+
+/**
+ * The detector on five different 720p frames, each read speedRuns/5 times: the median is over all
+ * calls. Frames with a DotCode, cluttered ones without, and blank ones under sensor noise.
+ */
+async function timeFrames(addon: Addon, kind: keyof typeof FRAME_LABELS, sp: Speed, speedRuns: number) {
+  const withSymbol = kind === 'with';
   const times: number[] = [];
   let found = 0;
   for (let f = 0; f < SPEED_FRAMES; f++) {
-    const s = await renderFrame720(withSymbol, f + 1);
+    const s = kind === 'blank' ? renderBlankFrame720(f + 1) : await renderFrame720(withSymbol, f + 1);
     for (let r = 0; r < Math.max(1, Math.round(speedRuns / SPEED_FRAMES)); r++) {
       const o = runAddon(addon, s, dotcodeOptions(sp));
       times.push(o.ms);
       if (r === 0 && (withSymbol ? o.read : o.got.length === 0)) found++;
     }
   }
-  const label = (withSymbol ? '1280x720 frame with a DotCode' : '1280x720 frame without DotCode') + (sp === 'video' ? ", speed 'video'" : '');
+  const label = FRAME_LABELS[kind] + (sp === 'video' ? ", speed 'video'" : '');
   return { label, median: percentile(times, 0.5), p95: percentile(times, 0.95), runs: times.length, found };
 }
 

@@ -212,9 +212,10 @@ struct GreyLevels {
   int lo = 0, hi = 255, median = 255;
 };
 GreyLevels sampledLevels(const GreyImage& in);
-// An image whose grey range is no wider than its own sensor noise makes (stretch_contrast.cpp: a
-// blank wall or belt under a camera's gain): stretching or lifting it would only amplify the noise.
-bool onlyNoise(const GreyLevels& levels, float noiseSigma);
+// An image whose grey range, less the slow changes of the light, is no wider than its own sensor
+// noise makes (stretch_contrast.cpp: a blank wall or belt under a camera's gain; noiseSigma is
+// noiseSigma(in)): stretching or lifting it would only amplify the noise.
+bool onlyNoise(const GreyImage& in, float noiseSigma);
 // Underexposed and low-contrast images (stretch_contrast.cpp): when the image's 0.5th..99.5th
 // percentiles lie under 128 grey levels apart, fills buf with the image stretched so that they
 // span 0..255 (out views buf) and returns true; otherwise returns false and leaves out alone.

@@ -2648,7 +2648,7 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
     if (det::softMidImage(image, *cues)) results = readHalved(image, rest());
     if (!results.empty()) return results;
   }
-  const bool onlyNoise = det::onlyNoise(det::sampledLevels(image), det::noiseSigma(image));
+  const bool onlyNoise = det::onlyNoise(image, det::noiseSigma(image));
   if (noiseWidth > 0) {
     if (small) results = readUpsampled(denoised, softAsGiven, rest);
     if (results.empty() && !onlyNoise) results = readToned(denoised, rest);
