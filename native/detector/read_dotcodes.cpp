@@ -1203,6 +1203,7 @@ struct ImageCopy {
   bool halveLarge = true;      // a large image is read halved too when nothing read (pass 8)
   bool halveDeblurred = true;  // the deblurred stage may halve a large region (not on an upsampled copy)
   bool softAsGiven = false;    // an upsampled copy of an image whose edges looked soft
+  bool upsampled = false;      // the upsampled copy of a small image
 };
 
 // The passes in the order they run, each a stage of PassSchedule: the fast pass on the whole
@@ -1563,7 +1564,11 @@ class PassSchedule {
       // later rounds: lattices cut by their region's border, read again on their whole box (a
       // blurred lattice grows a little with each re-read)
       for (int round = 0; round < kPeaksRounds; ++round) {
-        if (regions.empty() && !pass->dark && !centreSwept) centreSwept = centreSweep(budget, regions);
+        // (at once only at the image's own scale: the middle of a small image's upsampled copy is
+        // the image the passes as given read whole, and the sweep there read a zero-ended symbol
+        // of the native stage test with its last character cut)
+        const bool due = round > 0 || !copy_.upsampled;
+        if (due && regions.empty() && !pass->dark && !centreSwept) centreSwept = centreSweep(budget, regions);
         if (regions.empty()) break;
         for (size_t ri = 0; ri < regions.size() && static_cast<int>(ri) < kPeaksRegions; ++ri) {
           if (over()) return;
@@ -2559,7 +2564,7 @@ std::vector<ReadResult> readUpsampled(const GreyImage& image, bool softAsGiven, 
   std::vector<uint8_t> buf;
   GreyImage up;
   det::upsample2(image, buf, up);
-  std::vector<ReadResult> results = readAsGiven(up, rest(), det::ImageCopy{false, false, softAsGiven});
+  std::vector<ReadResult> results = readAsGiven(up, rest(), det::ImageCopy{false, false, softAsGiven, true});
   scaleCorners(results, 0.5f);
   return results;
 }
