@@ -216,6 +216,8 @@ GreyLevels sampledLevels(const GreyImage& in);
 // noise makes (stretch_contrast.cpp: a blank wall or belt under a camera's gain; noiseSigma is
 // noiseSigma(in)): stretching or lifting it would only amplify the noise.
 bool onlyNoise(const GreyImage& in, float noiseSigma);
+// Whether stretchLowContrast or liftShadows would make a copy of an image of these levels.
+bool wantsTone(const GreyLevels& levels);
 // Underexposed and low-contrast images (stretch_contrast.cpp): when the image's 0.5th..99.5th
 // percentiles lie under 128 grey levels apart, fills buf with the image stretched so that they
 // span 0..255 (out views buf) and returns true; otherwise returns false and leaves out alone.

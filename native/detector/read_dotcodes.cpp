@@ -1564,10 +1564,11 @@ class PassSchedule {
       // later rounds: lattices cut by their region's border, read again on their whole box (a
       // blurred lattice grows a little with each re-read)
       for (int round = 0; round < kPeaksRounds; ++round) {
-        // (at once only at the image's own scale: the middle of a small image's upsampled copy is
-        // the image the passes as given read whole, and the sweep there read a zero-ended symbol
-        // of the native stage test with its last character cut)
-        const bool due = round > 0 || !copy_.upsampled;
+        // (at once only in the plain stage at the image's own scale: the middle of a small image's
+        // upsampled copy is the image the passes as given read whole, and the sweep there read a
+        // zero-ended symbol of the native stage test with its last character cut; the deconvolving
+        // stages keep their sweep after the regions, as before)
+        const bool due = round > 0 || (!copy_.upsampled && deblur_ == PeaksDeblur::none);
         if (due && regions.empty() && !pass->dark && !centreSwept) centreSwept = centreSweep(budget, regions);
         if (regions.empty()) break;
         for (size_t ri = 0; ri < regions.size() && static_cast<int>(ri) < kPeaksRegions; ++ri) {
@@ -2570,11 +2571,12 @@ std::vector<ReadResult> readUpsampled(const GreyImage& image, bool softAsGiven, 
 }
 
 // An image that read nothing as given, its grey range stretched and its shadows lifted. Not an
-// image whose range is only its noise (det::onlyNoise: a blank frame under a camera's gain, whose
-// stretched noise the passes read as dots everywhere): the caller judges the image as given, since
-// a smoothed copy's noise no longer shows in the noise estimate.
-template <class Rest>
-std::vector<ReadResult> readToned(const GreyImage& image, Rest&& rest) {
+// image whose range is only its noise (onlyNoise(): a blank frame under a camera's gain, whose
+// stretched noise the passes read as dots everywhere), asked only when a copy would be made (most
+// frames need none); the caller judges the image as given, since a smoothed copy's noise no longer
+// shows in the noise estimate.
+template <class Rest, class OnlyNoise>
+std::vector<ReadResult> readToned(const GreyImage& image, Rest&& rest, OnlyNoise&& onlyNoise) {
   std::vector<ReadResult> results;
   // Underexposed and low-contrast photos are read again with their grey range stretched (the
   // passes' floors are in grey levels). After, not instead of, the image as it is: on the pack
@@ -2582,6 +2584,7 @@ std::vector<ReadResult> readToned(const GreyImage& image, Rest&& rest) {
   std::vector<uint8_t> toneBuf;  // (the two tone re-reads, one after the other, share it)
   GreyImage toned;
   const det::GreyLevels levels = det::sampledLevels(image);
+  if (!det::wantsTone(levels) || onlyNoise()) return results;
   if (rest().timeBudgetMs > 1 && det::stretchLowContrast(image, levels, toneBuf, toned)) results = readAsGiven(toned, rest());
   if (!results.empty()) return results;
   // A dark exposure whose range is wide (glints, the aimer band) but whose mid-tones lie in the
@@ -2653,13 +2656,17 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
     if (det::softMidImage(image, *cues)) results = readHalved(image, rest());
     if (!results.empty()) return results;
   }
-  const bool onlyNoise = det::onlyNoise(image, det::noiseSigma(image));
+  std::optional<bool> blank;
+  auto onlyNoise = [&]() {
+    if (!blank) blank = det::onlyNoise(image, det::noiseSigma(image));
+    return *blank;
+  };
   if (noiseWidth > 0) {
     if (small) results = readUpsampled(denoised, softAsGiven, rest);
-    if (results.empty() && !onlyNoise) results = readToned(denoised, rest);
+    if (results.empty()) results = readToned(denoised, rest, onlyNoise);
     if (!results.empty()) return results;
   }
-  if (!onlyNoise) results = readToned(image, rest);
+  results = readToned(image, rest, onlyNoise);
   if (!results.empty()) return results;
   // A strongly compressed JPEG (quality 30-50) of modules of 2-3 px: the block borders' steps are
   // as strong as the dots, and the passes' regions and peaks follow the block grid. The image is

@@ -101,34 +101,46 @@ bool onlyNoise(const GreyImage& in, float noiseSigma) {
   std::vector<int> count(mean.size(), 0);
   for (int y = step / 2; y < in.height; y += step) {
     const uint8_t* row = in.data + static_cast<size_t>(y) * in.stride;
+    const size_t b0 = static_cast<size_t>(y / kLightBlock) * bw;
     for (int x = step / 2; x < in.width; x += step) {
-      const size_t b = static_cast<size_t>(y / kLightBlock) * bw + x / kLightBlock;
-      mean[b] += row[x];
-      ++count[b];
+      mean[b0 + x / kLightBlock] += row[x];
+      ++count[b0 + x / kLightBlock];
     }
   }
-  for (size_t b = 0; b < mean.size(); ++b) mean[b] = count[b] ? mean[b] / count[b] : 0.0f;
-  // a block without samples (narrower than the step at the image's edge) takes its neighbour's
-  for (int by = 0; by < bh; ++by)
-    for (int bx = 0; bx < bw; ++bx) {
-      const size_t b = static_cast<size_t>(by) * bw + bx;
-      if (!count[b]) mean[b] = mean[static_cast<size_t>(std::max(0, by - (bx == 0))) * bw + std::max(0, bx - 1)];
-    }
-  auto meanAt = [&](int bx, int by) { return mean[static_cast<size_t>(std::clamp(by, 0, bh - 1)) * bw + std::clamp(bx, 0, bw - 1)]; };
+  // (a block without samples, narrower than the step at the image's edge, takes its neighbour's:
+  // the one before it in the row, or above it)
+  for (size_t b = 0; b < mean.size(); ++b)
+    mean[b] = count[b] ? mean[b] / count[b] : b % bw ? mean[b - 1]
+        : b >= static_cast<size_t>(bw)               ? mean[b - bw]
+                                                     : 0.0f;
+  // The light at a sample: the block means interpolated bilinearly between block centres (clamped
+  // at the edges). Per column of samples its two blocks and weight, per row of samples the row of
+  // block means interpolated down.
+  std::vector<int> colBlock;
+  std::vector<float> colWeight;
+  for (int x = step / 2; x < in.width; x += step) {
+    const float f = std::max(0.0f, (x + 0.5f) / kLightBlock - 0.5f);
+    const int b = std::min(static_cast<int>(f), bw - 1);
+    colBlock.push_back(b);
+    colWeight.push_back(b + 1 < bw ? f - b : 0.0f);
+  }
+  std::vector<float> light(static_cast<size_t>(bw) + 1);
   int64_t hist[511] = {0};  // residuals -255..255
   int64_t total = 0;
   for (int y = step / 2; y < in.height; y += step) {
+    const float f = std::max(0.0f, (y + 0.5f) / kLightBlock - 0.5f);
+    const int b = std::min(static_cast<int>(f), bh - 1), b1 = std::min(b + 1, bh - 1);
+    const float wy = f - b;
+    for (int bx = 0; bx < bw; ++bx)
+      light[bx] = mean[static_cast<size_t>(b) * bw + bx] * (1 - wy) + mean[static_cast<size_t>(b1) * bw + bx] * wy;
+    light[bw] = light[bw - 1];
     const uint8_t* row = in.data + static_cast<size_t>(y) * in.stride;
-    const float fy = (y + 0.5f) / kLightBlock - 0.5f;
-    const int by = static_cast<int>(std::floor(fy));
-    const float wy = fy - by;
-    for (int x = step / 2; x < in.width; x += step) {
-      const float fx = (x + 0.5f) / kLightBlock - 0.5f;
-      const int bx = static_cast<int>(std::floor(fx));
-      const float wx = fx - bx;
-      const float light = (meanAt(bx, by) * (1 - wx) + meanAt(bx + 1, by) * wx) * (1 - wy) +
-          (meanAt(bx, by + 1) * (1 - wx) + meanAt(bx + 1, by + 1) * wx) * wy;
-      ++hist[std::clamp(static_cast<int>(std::lround(row[x] - light)), -255, 255) + 255];
+    size_t k = 0;
+    for (int x = step / 2; x < in.width; x += step, ++k) {
+      const int bx = colBlock[k];
+      const float here = light[bx] * (1 - colWeight[k]) + light[bx + 1] * colWeight[k];
+      // (residual + 255, rounded half up: 0.5 .. 510.5 before the truncation)
+      ++hist[std::clamp(static_cast<int>(row[x] - here + 255.5f), 0, 510)];
       ++total;
     }
   }
@@ -139,6 +151,8 @@ bool onlyNoise(const GreyImage& in, float noiseSigma) {
   for (int64_t acc = 0; hi > 0 && acc + hist[hi] <= tail; --hi) acc += hist[hi];
   return hi - lo < kNoiseOnlyRange * noiseSigma;
 }
+
+bool wantsTone(const GreyLevels& levels) { return levels.hi - levels.lo < kLowRange || levels.median < kDarkMedian; }
 
 bool stretchLowContrast(const GreyImage& in, const GreyLevels& levels, std::vector<uint8_t>& buf, GreyImage& out) {
   const int range = levels.hi - levels.lo;
