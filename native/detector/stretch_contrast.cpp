@@ -68,12 +68,25 @@ void applyLut(const GreyImage& in, const uint8_t (&lut)[256], std::vector<uint8_
   out = GreyImage::packed(buf.data(), in.width, in.height);
 }
 
+// The step of the regular grid of about 64k pixels the levels are sampled on: the percentiles of
+// a photo do not need every pixel, and an empty frame that reads nothing pays these tests.
+int sampleStep(const GreyImage& in) {
+  return std::max(1, static_cast<int>(std::sqrt(static_cast<double>(in.width) * in.height / 65536.0)));
+}
+
+// The first and last bins of a histogram once kTailPerMille of its total is left out at each end.
+void histogramTails(const int64_t* hist, int bins, int64_t total, int& lo, int& hi) {
+  const int64_t tail = total * kTailPerMille / 1000;
+  lo = 0;
+  hi = bins - 1;
+  for (int64_t acc = 0; lo < bins - 1 && acc + hist[lo] <= tail; ++lo) acc += hist[lo];
+  for (int64_t acc = 0; hi > 0 && acc + hist[hi] <= tail; --hi) acc += hist[hi];
+}
+
 }  // namespace
 
 GreyLevels sampledLevels(const GreyImage& in) {
-  // About 64k pixels on a regular grid: the percentiles of a photo do not need every pixel, and
-  // an empty frame that reads nothing pays these tests (once for both re-reads).
-  const int step = std::max(1, static_cast<int>(std::sqrt(static_cast<double>(in.width) * in.height / 65536.0)));
+  const int step = sampleStep(in);
   int64_t hist[256] = {0};
   for (int y = step / 2; y < in.height; y += step) {
     const uint8_t* row = in.data + static_cast<size_t>(y) * in.stride;
@@ -83,9 +96,7 @@ GreyLevels sampledLevels(const GreyImage& in) {
   for (int64_t h : hist) total += h;
   GreyLevels l;
   if (total == 0) return l;
-  const int64_t tail = total * kTailPerMille / 1000;
-  for (int64_t acc = 0; l.lo < 255 && acc + hist[l.lo] <= tail; ++l.lo) acc += hist[l.lo];
-  for (int64_t acc = 0; l.hi > 0 && acc + hist[l.hi] <= tail; --l.hi) acc += hist[l.hi];
+  histogramTails(hist, 256, total, l.lo, l.hi);
   l.median = 0;
   for (int64_t acc = hist[0]; 2 * acc < total; acc += hist[++l.median]) {
   }
@@ -94,8 +105,7 @@ GreyLevels sampledLevels(const GreyImage& in) {
 
 bool onlyNoise(const GreyImage& in, float noiseSigma) {
   if (!in.valid()) return false;
-  // the sample grid of sampledLevels: about 64k pixels
-  const int step = std::max(1, static_cast<int>(std::sqrt(static_cast<double>(in.width) * in.height / 65536.0)));
+  const int step = sampleStep(in);  // (the samples of sampledLevels)
   const int bw = (in.width + kLightBlock - 1) / kLightBlock, bh = (in.height + kLightBlock - 1) / kLightBlock;
   std::vector<float> mean(static_cast<size_t>(bw) * bh, 0.0f);
   std::vector<int> count(mean.size(), 0);
@@ -145,10 +155,8 @@ bool onlyNoise(const GreyImage& in, float noiseSigma) {
     }
   }
   if (total == 0) return false;
-  const int64_t tail = total * kTailPerMille / 1000;
-  int lo = 0, hi = 510;
-  for (int64_t acc = 0; lo < 510 && acc + hist[lo] <= tail; ++lo) acc += hist[lo];
-  for (int64_t acc = 0; hi > 0 && acc + hist[hi] <= tail; --hi) acc += hist[hi];
+  int lo, hi;
+  histogramTails(hist, 511, total, lo, hi);
   return hi - lo < kNoiseOnlyRange * noiseSigma;
 }
 
