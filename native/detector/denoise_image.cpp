@@ -56,11 +56,7 @@ DC_WIDE_VECTORS float noiseSigma(const GreyImage& img) {
   return static_cast<float>(std::sqrt(3.14159265358979 / 2) * static_cast<double>(sum) / n / 6);
 }
 
-float denoiseWidth(const GreyImage& img) {
-  if (!img.valid()) return 0;
-  const float noise = noiseSigma(img);
-  return noise < kNoisy ? 0 : std::clamp(0.14f * noise, kFirstDenoise, 1.4f);
-}
+float denoiseWidth(float noiseSigma) { return noiseSigma < kNoisy ? 0 : std::clamp(0.14f * noiseSigma, kFirstDenoise, 1.4f); }
 
 void denoiseImage(const GreyImage& in, float width, std::vector<uint8_t>& buf, GreyImage& out) {
   blurToGrey(greyToFloat(in), in.width, in.height, width * width, buf, out);

@@ -264,9 +264,10 @@ constexpr float kNarrowestDenoise = 0.8f;
 // The narrowest first smoothing (px): below it, the first and the narrow read would see nearly the
 // same image.
 constexpr float kFirstDenoise = kNarrowestDenoise + 0.3f;
-// The width (px) of the Gaussian that clears a noisy image's noise: 0.14 times the noise, clamped
-// to kFirstDenoise..1.4 px; 0 when the image is not noisy (under kNoisy).
-float denoiseWidth(const GreyImage& img);
+// The width (px) of the Gaussian that clears an image's noise of `noiseSigma` (noiseSigma(img)):
+// 0.14 times the noise, clamped to kFirstDenoise..1.4 px; 0 when the image is not noisy (under
+// kNoisy).
+float denoiseWidth(float noiseSigma);
 // in smoothed by a Gaussian of `width` px, into buf (out views it).
 void denoiseImage(const GreyImage& in, float width, std::vector<uint8_t>& buf, GreyImage& out);
 
@@ -338,7 +339,7 @@ struct LatticeFit {
   bool basisFound = false;  // the cluster looked like a lattice, even if the growth was rejected
   float fullFraction = 0;   // share of tested dots with all four diagonal neighbours (textures: most)
   bool texture = false;     // rejected as a regular dotted texture (fills its whole lattice)
-  int farGrown = 0;         // dots the growth reached by a step of three diagonals
+  int farGrown = 0;         // dots the growth reached by its longest steps (three diagonals)
   GrowthStart start;
 };
 
@@ -346,17 +347,17 @@ struct LatticeFit {
 // Returns false when the cluster is not a plausible dot lattice.
 // minDepthShare: a grown dot's contrast must reach this share of the cluster's median (peaks,
 // which include the noise of the whole image, need a stricter share than thresholded blobs).
-// maxReach: the longest step the growth takes, in diagonals (3 jumps the empty stretches inside
-// a symbol; 2 keeps the growth from running on through dense noise peaks: see runPass).
+// The growth steps up to three diagonals, jumping the empty stretches inside a symbol.
 bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
-                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare = 0.35f, int maxReach = 3);
+                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare = 0.35f);
 
 // Keeps the densest band of rows and of columns (a lattice grown from a symbol into the text
 // printed beside it picks up sparse rows of stroke ends); false when too little is left.
 bool trimToDenseBand(LatticeFit& fit);
 
-// `first` grown again from its seed and basis, with steps of at most maxReach diagonals; `used`
-// must hold the marks from before the first growth. False as fitLattice.
+// `first` grown again from its seed and basis, with steps of at most maxReach diagonals (2 keeps
+// the growth from running on through dense noise peaks: see runPass); `used` must hold the marks
+// from before the first growth. False as fitLattice.
 bool regrowLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const LatticeFit& first,
                    std::vector<uint8_t>& used, int maxReach, LatticeFit& fit);
 

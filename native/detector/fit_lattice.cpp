@@ -256,6 +256,9 @@ bool estimateBasis(const std::vector<Blob>& blobs, const SpatialIndex& index, co
 // Above this share of dots with all four diagonal neighbours, a cluster is a texture.
 constexpr float kMaxFullFraction = 0.5f;
 
+// The longest step of a lattice's first growth, in diagonals (regrowLattice takes shorter ones).
+constexpr int kLongestStep = 3;
+
 struct Grown {
   int blob;
   int i, j;
@@ -336,13 +339,13 @@ int growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
   const float dLo = start.dLo, dHi = start.dHi, depthMin = start.depthMin;
   const int seed = start.seed;
   const Basis global{start.ax, start.ay, start.bx, start.by};
-  // Steps to try from an accepted dot, nearest first: up to three diagonal steps each way, so a
-  // prediction can jump the empty stretches inside a symbol (padding regions leave whole empty
-  // columns) while the quiet zone (3 modules) is mostly out of reach.
+  // Steps to try from an accepted dot, nearest first: up to kLongestStep diagonal steps each way,
+  // so a prediction can jump the empty stretches inside a symbol (padding regions leave whole
+  // empty columns) while the quiet zone (3 modules) is mostly out of reach.
   static const std::vector<std::pair<int, int>> kSteps = [] {
     std::vector<std::pair<int, int>> s;
-    for (int di = -3; di <= 3; ++di)
-      for (int dj = -3; dj <= 3; ++dj)
+    for (int di = -kLongestStep; di <= kLongestStep; ++di)
+      for (int dj = -kLongestStep; dj <= kLongestStep; ++dj)
         if (di || dj) s.push_back({di, dj});
     // sort by length in the (square) diagonal basis
     std::stable_sort(s.begin(), s.end(), [](const std::pair<int, int>& a, const std::pair<int, int>& b) {
@@ -411,7 +414,7 @@ int growLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
       at.set(ni, nj, static_cast<int>(grown.size()));
       taken[best] = 1;
       grown.push_back({best, ni, nj, g.basis});
-      if (stepReach >= 3) ++farGrown;
+      if (stepReach >= kLongestStep) ++farGrown;
     }
   }
   return farGrown;
@@ -462,7 +465,6 @@ void toGridCoordinates(const std::vector<Grown>& grown, LatticeFit& fit) {
 
 // The lattice grown from fit.start, tested (a texture, its extent and fill) and its dots marked used.
 bool growFit(const std::vector<Blob>& blobs, const SpatialIndex& index, std::vector<uint8_t>& used, int maxReach, LatticeFit& fit) {
-  const float maxFull = kMaxFullFraction;
   std::vector<Grown> grown;
   GridMap<int> at;  // lattice coordinate -> index in grown
   fit.farGrown = growLattice(blobs, index, used, fit.start, maxReach, grown, at);
@@ -472,7 +474,7 @@ bool growFit(const std::vector<Blob>& blobs, const SpatialIndex& index, std::vec
   // half scale) still fills its lattice.
   const float grownFull = fullGrownShare(grown, at);
   fit.fullFraction = std::max(fit.fullFraction, grownFull);
-  if (grownFull > maxFull) {
+  if (grownFull > kMaxFullFraction) {
     fit.basisFound = false;
     fit.texture = true;
     return false;
@@ -491,14 +493,13 @@ bool growFit(const std::vector<Blob>& blobs, const SpatialIndex& index, std::vec
 }  // namespace
 
 bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const std::vector<int>& cluster,
-                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare, int maxReach) {
+                std::vector<uint8_t>& used, LatticeFit& fit, float minDepthShare) {
   fit = LatticeFit{};
   if (cluster.size() < 12) return false;
   DotStats st;
   if (!dotStats(blobs, cluster, minDepthShare, st)) return false;
   Basis global;
   if (!estimateBasis(blobs, index, st.core, st.dmed, global)) return false;
-  const float maxFull = kMaxFullFraction;
   // A regular dotted texture (a halftone, a perforation pattern, a dot screen) fills every
   // checkerboard position; a DotCode fills about half of them (each codeword is 5 dots of 9,
   // and the mask avoids solid areas), so a dot whose four diagonal neighbours are all present
@@ -506,7 +507,7 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
   // the growth, sampling and decoding that a frame full of texture would otherwise pay, and they
   // do not count as lattice evidence for the harder passes.
   fit.fullFraction = fullNeighbourShare(blobs, index, st.core, global);
-  if (fit.fullFraction > maxFull) {
+  if (fit.fullFraction > kMaxFullFraction) {
     fit.texture = true;
     return false;
   }
@@ -515,7 +516,7 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
   const int seed = seedNearCentroid(blobs, used, st);
   if (seed < 0) return false;
   fit.start = GrowthStart{seed, global.ax, global.ay, global.bx, global.by, st.dLo, st.dHi, st.depthMin, st.core.size()};
-  return growFit(blobs, index, used, maxReach, fit);
+  return growFit(blobs, index, used, kLongestStep, fit);
 }
 
 bool regrowLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const LatticeFit& first,

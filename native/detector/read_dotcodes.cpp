@@ -86,7 +86,6 @@ struct Rect {
 };
 
 bool overlaps(const Rect& a, const Rect& b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
-
 double areaOf(const Rect& r) { return static_cast<double>(r.x1 - r.x0) * (r.y1 - r.y0); }
 
 // highPass for the columns [xa, xb), whose box (2R+1 wide) lies inside the crop: the same
@@ -2637,7 +2636,9 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
   // extremes: read after the image's own copies, the smoothed one found the budget spent. The
   // image's own upsampled copy still comes before the smoothed one's (a small image at the noise
   // gate, 2 px modules: smoothing by 1.1 px merges its dots).
-  const float noiseWidth = rest().timeBudgetMs > 1 ? det::denoiseWidth(image) : 0;
+  // (the noise estimated once, for the smoothing's width and for the tone copies' gate below)
+  const float noise = rest().timeBudgetMs > 1 ? det::noiseSigma(image) : 0;
+  const float noiseWidth = det::denoiseWidth(noise);
   std::vector<uint8_t> denoisedBuf;
   GreyImage denoised;
   if (noiseWidth > 0) results = readDenoised(image, noiseWidth, rest, denoisedBuf, denoised);
@@ -2658,7 +2659,7 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
   }
   std::optional<bool> blank;
   auto onlyNoise = [&]() {
-    if (!blank) blank = det::onlyNoise(image, det::noiseSigma(image));
+    if (!blank) blank = det::onlyNoise(image, noise);
     return *blank;
   };
   if (noiseWidth > 0) {
