@@ -20,6 +20,10 @@ struct ReadOptions {
   DetectorTrace* trace = nullptr;  // when set, filled with what every stage saw (inspect)
   // When set, every lattice that was sampled is appended (video fusion, frame_fusion.h).
   std::vector<SampledLattice>* sampled = nullptr;
+  // Internal to readDotCodes: the texts its checks refused so far (a window that lost to another
+  // of the same lattice, a read that may be its symbol cut short), shared by every copy of the
+  // image it reads (upsampled, smoothed, toned, halved), so no copy reports what another refused.
+  std::vector<std::string>* refusedTexts = nullptr;
 };
 
 struct ReadResult {

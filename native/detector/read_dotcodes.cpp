@@ -1202,7 +1202,6 @@ struct ImageCopy {
   bool halveLarge = true;      // a large image is read halved too when nothing read (pass 8)
   bool halveDeblurred = true;  // the deblurred stage may halve a large region (not on an upsampled copy)
   bool softAsGiven = false;    // an upsampled copy of an image whose edges looked soft
-  bool upsampled = false;      // the upsampled copy of a small image
 };
 
 // The passes in the order they run, each a stage of PassSchedule: the fast pass on the whole
@@ -1563,11 +1562,9 @@ class PassSchedule {
       // later rounds: lattices cut by their region's border, read again on their whole box (a
       // blurred lattice grows a little with each re-read)
       for (int round = 0; round < kPeaksRounds; ++round) {
-        // (at once only in the plain stage at the image's own scale: the middle of a small image's
-        // upsampled copy is the image the passes as given read whole, and the sweep there read a
-        // zero-ended symbol of the native stage test with its last character cut; the deconvolving
-        // stages keep their sweep after the regions, as before)
-        const bool due = round > 0 || (!copy_.upsampled && deblur_ == PeaksDeblur::none);
+        // (at once only in the plain stage; the deconvolving stages keep their sweep after the
+        // regions, as before)
+        const bool due = round > 0 || deblur_ == PeaksDeblur::none;
         if (due && regions.empty() && !pass->dark && !centreSwept) centreSwept = centreSweep(budget, regions);
         if (regions.empty()) break;
         for (size_t ri = 0; ri < regions.size() && static_cast<int>(ri) < kPeaksRegions; ++ri) {
@@ -1996,10 +1993,21 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
   std::vector<Extent> hyps;
   DotGrid grid;
   // Texts that lost to another window of the same lattice (see below): never reported from this
-  // image.
+  // image. A read refused by the checks below (its text may be its symbol's cut short, another
+  // window reads as well) is not reported from any other copy of the image either
+  // (ReadOptions::refusedTexts): a copy samples the same window differently, and one copy's
+  // sampling can pass the checks another's failed (the native stage test's zero-ended 6 x 67
+  // symbol, refused as given, read with its last character cut from the upsampled copy's sweep of
+  // the frame's middle). The texts that lost stay this copy's own: a longer window of a read cut
+  // short reads the symbol's own text, which loses there and reads on another copy from its own
+  // window. Skipping a refused text at once also keeps its checks from banning the texts they
+  // decode (zero-ended test symbols 10 -> 12 of 24 read).
   std::vector<std::string> ambiguousTexts;
+  std::vector<std::string> ownRefused;
+  std::vector<std::string>& refusedReads = options.refusedTexts ? *options.refusedTexts : ownRefused;
   auto isAmbiguous = [&](const std::string& text) {
-    return std::find(ambiguousTexts.begin(), ambiguousTexts.end(), text) != ambiguousTexts.end();
+    return std::find(ambiguousTexts.begin(), ambiguousTexts.end(), text) != ambiguousTexts.end() ||
+        std::find(refusedReads.begin(), refusedReads.end(), text) != refusedReads.end();
   };
   // Samples the lattice's extent hypotheses and decodes them: 1 = read, 0 = not, -1 = out of time.
   auto attempt = [&](Candidate& cand, const Pass& pass, const Frame& frame, const LineEnds* ends) {
@@ -2322,7 +2330,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       if (!tie && sym->ecBudget <= kSmallSymbolCheckWords && sym->ecBudget - best <= GridDecodeOptions{}.minSpareCheckWords &&
           det::offParityInkShare(cand.ctx, read.rowMin, read.colMin, read.rows, read.cols) > kMaxReadOffParityInk)
         tie = true;
-      if (tie) losers.push_back(sym->bytes);
+      if (tie) refusedReads.push_back(sym->bytes);
       ambiguousTexts.insert(ambiguousTexts.end(), losers.begin(), losers.end());
       if (tie) continue;
       if (th) th->outcome = "decoded";
@@ -2564,7 +2572,7 @@ std::vector<ReadResult> readUpsampled(const GreyImage& image, bool softAsGiven, 
   std::vector<uint8_t> buf;
   GreyImage up;
   det::upsample2(image, buf, up);
-  std::vector<ReadResult> results = readAsGiven(up, rest(), det::ImageCopy{false, false, softAsGiven, true});
+  std::vector<ReadResult> results = readAsGiven(up, rest(), det::ImageCopy{false, false, softAsGiven});
   scaleCorners(results, 0.5f);
   return results;
 }
@@ -2694,7 +2702,10 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
 
 std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& options) {
   std::optional<det::ImageBlurCues> cues;
-  return readWithCopies(image, options, cues);
+  std::vector<std::string> refused;
+  ReadOptions shared = options;
+  shared.refusedTexts = &refused;
+  return readWithCopies(image, shared, cues);
 }
 
 }  // namespace dc
