@@ -2040,6 +2040,21 @@ TEST("detector: a window that may be cut short of a zero-ended symbol right agai
   CHECK(misread == 0);
 }
 
+// Scenes of that stress read a character short until the rule after the washed-out line's: the
+// glare slope begins at the read's end, so the line past it is only partly washed out (its faint
+// dots read as empties or erased) or shows a clear dot, and the next one is all but washed out.
+// Each was misread before; the stress's first 600 scenes went 29 -> 9 cut short, 245 read either
+// way.
+TEST("detector: a window that may be cut short of a zero-ended symbol where a glare slope begins past it is refused") {
+  const int cutShortBefore[] = {9, 24, 124, 174, 182, 196, 205, 216, 249, 252, 265, 325};
+  int misread = 0;
+  const int tried = faintEndStressScenes(cutShortBefore, check::kSanitized ? 3 : 12,  // (check.h)
+                                         [&](const PackScene& p, const std::string& text) { readsOf(p, text, nullptr, &misread); });
+  std::cerr << "  zero-ended symbols cut short where a glare slope begins past them: " << misread << " of " << tried << " read short\n";
+  CHECK(tried >= 3);
+  CHECK(misread == 0);
+}
+
 namespace {
 
 // The scene cut `margin` modules past the symbol's end along its rows (angle 0: its last column at
