@@ -967,10 +967,8 @@ bool sameExtent(const LatticeFit& a, const LatticeFit& b) {
 constexpr size_t kRegrownMinDots = 40;
 
 // A lattice of at most 16 lines across and twice as many along: the shape of a pack's symbol.
-bool shortAndWide(const LatticeFit& f) {
-  const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
-  return std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W);
-}
+bool shortAndWide(int H, int W) { return std::min(H, W) <= 16 && std::max(H, W) >= 2 * std::min(H, W); }
+bool shortAndWide(const LatticeFit& f) { return shortAndWide(f.rowMax - f.rowMin + 1, f.colMax - f.colMin + 1); }
 
 struct Candidate {
   LatticeFit fit;
@@ -2325,13 +2323,16 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
             if (washedEndLines(wide, wr0, wc0, cand.ctx.parity, past, longCols, atStart, 1) == 1) tie = true;
             // The same where the glare begins a line further out: the line past the read partly
             // washed out (the slope's foot: its faint dots read as empties or erased) or holding
-            // a clear dot, and the next one (nearly) all washed out.
+            // a clear dot, and the next one (nearly) all washed out. Short wide symbols only (a
+            // pack's): past the end of a symbol round a cylinder the columns close up towards the
+            // silhouette and read erased too (the independent renderer's cylinders 23 and 35).
             const int step = atStart ? -1 : 1;
             const int end = longCols ? (atStart ? inner.colMin : inner.colMin + inner.cols - 1) : (atStart ? inner.rowMin : inner.rowMin + inner.rows - 1);
             const int from = longCols ? inner.rowMin : inner.colMin, to = from + (longCols ? inner.rows : inner.cols) - 1;
             const float first = erasedShare(wide, wr0, wc0, cand.ctx.parity, longCols, end + step, from, to);
             const float second = erasedShare(wide, wr0, wc0, cand.ctx.parity, longCols, end + 2 * step, from, to);
-            if ((first >= kGlareFootErased || first == kClearDotOnLine) && second >= kGlareErased) tie = true;
+            if (shortAndWide(inner.rows, inner.cols) && (first >= kGlareFootErased || first == kClearDotOnLine) && second >= kGlareErased)
+              tie = true;
           }
         // A read whose window ends in washed-out lines (glare over the symbol's end and the panel
         // past it) does not know where in that run the symbol ends: the window may reach past it
