@@ -792,22 +792,37 @@ enum class LineLook {
   kWashed,  // every lattice position erased
   kOther,
 };
-LineLook lineLook(const DotGrid& all, int r0, int c0, int parity, bool alongCols, int k, int from, int to) {
+// A grid line's lattice positions within [from, to] along it: how many lie in the sampled grid,
+// how many of those are erased, their highest value, and whether any lies outside the grid.
+struct LineTally {
   int positions = 0, erased = 0;
   float most = 0;
-  for (int t = from; t <= to; ++t) {
-    const int r = alongCols ? t : k, c = alongCols ? k : t;
+  bool outside = false;
+};
+LineTally tallyLine(const DotGrid& all, int r0, int c0, int parity, bool alongCols, int k, int from, int to) {
+  LineTally t;
+  for (int q = from; q <= to; ++q) {
+    const int r = alongCols ? q : k, c = alongCols ? k : q;
     if (((r + c) & 1) != parity) continue;
     const int ar = r - r0, ac = c - c0;
-    if (ar < 0 || ac < 0 || ar >= all.rows || ac >= all.cols) return LineLook::kEmpty;
+    if (ar < 0 || ac < 0 || ar >= all.rows || ac >= all.cols) {
+      t.outside = true;
+      continue;
+    }
     const float v = all.at(ar, ac);
-    most = std::max(most, v);
-    erased += v == 0.5f;
-    ++positions;
+    t.most = std::max(t.most, v);
+    t.erased += v == 0.5f;
+    ++t.positions;
   }
-  if (most >= kEndDotLevels[0]) return LineLook::kDot;
-  if (positions == 0 || most < kFaintEndDot) return LineLook::kEmpty;
-  return erased == positions ? LineLook::kWashed : LineLook::kOther;
+  return t;
+}
+
+LineLook lineLook(const DotGrid& all, int r0, int c0, int parity, bool alongCols, int k, int from, int to) {
+  const LineTally t = tallyLine(all, r0, c0, parity, alongCols, k, from, to);
+  if (t.outside) return LineLook::kEmpty;
+  if (t.most >= kEndDotLevels[0]) return LineLook::kDot;
+  if (t.positions == 0 || t.most < kFaintEndDot) return LineLook::kEmpty;
+  return t.erased == t.positions ? LineLook::kWashed : LineLook::kOther;
 }
 
 LineLook lineLook(const DotGrid& all, int r0, int c0, int parity, const LatticeFit& f, bool alongCols, int k) {
@@ -815,23 +830,14 @@ LineLook lineLook(const DotGrid& all, int r0, int c0, int parity, const LatticeF
                    : lineLook(all, r0, c0, parity, alongCols, k, f.colMin, f.colMax);
 }
 
-// The share of a grid line's lattice positions (within [from, to] along it) that are erased;
-// kClearDotOnLine where one of them reads as a clear dot, kNoPositions where none lies within the
-// sampled grid.
+// The share of a grid line's lattice positions (within [from, to] along it, in the sampled grid)
+// that are erased; kClearDotOnLine where one of them reads as a clear dot, kNoPositions where none
+// lies within the sampled grid.
 constexpr float kClearDotOnLine = -1.0f, kNoPositions = -2.0f;
 float erasedShare(const DotGrid& all, int r0, int c0, int parity, bool alongCols, int k, int from, int to) {
-  int positions = 0, erased = 0;
-  for (int t = from; t <= to; ++t) {
-    const int r = alongCols ? t : k, c = alongCols ? k : t;
-    if (((r + c) & 1) != parity) continue;
-    const int ar = r - r0, ac = c - c0;
-    if (ar < 0 || ac < 0 || ar >= all.rows || ac >= all.cols) continue;
-    const float v = all.at(ar, ac);
-    if (v >= kEndDotLevels[0]) return kClearDotOnLine;
-    erased += v == 0.5f;
-    ++positions;
-  }
-  return positions > 0 ? static_cast<float>(erased) / static_cast<float>(positions) : kNoPositions;
+  const LineTally t = tallyLine(all, r0, c0, parity, alongCols, k, from, to);
+  if (t.most >= kEndDotLevels[0]) return kClearDotOnLine;
+  return t.positions > 0 ? static_cast<float>(t.erased) / static_cast<float>(t.positions) : kNoPositions;
 }
 
 // How many lines at one end of a side of `x` (atStart: its first lines) are washed out, up to
@@ -2312,28 +2318,25 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         // over what may be the symbol's end) cannot tell whether the symbol goes on under the
         // glare. Where it may be a window cut short of a symbol one codeword longer whose last
         // codeword is 0 (the read's total NW = 1 mod 3 keeps the check count at NW + 1, and a
-        // size 2 or 4 lines longer holds NW + 1 words), the read is refused.
+        // size 2 or 4 lines longer holds NW + 1 words), the read is refused. The same where the
+        // glare begins a line further out: the line past the read partly washed out (the slope's
+        // foot: its faint dots read as empties or erased) or holding a clear dot, and the next one
+        // (nearly) all washed out. That only for short wide symbols (a pack's): past the end of a
+        // symbol round a cylinder the columns close up towards the silhouette and read erased too
+        // (the independent renderer's cylinders 23 and 35).
         const bool longCols = inner.cols >= inner.rows;
-        if (cutShortPossible(inner, longCols))
+        if (cutShortPossible(inner, longCols)) {
+          const bool shortWide = shortAndWide(inner.rows, inner.cols);
+          const int from = longCols ? inner.rowMin : inner.colMin, to = from + (longCols ? inner.rows : inner.cols) - 1;
+          auto share = [&](int line) { return erasedShare(wide, wr0, wc0, cand.ctx.parity, longCols, line, from, to); };
           for (int atStart = 0; atStart < 2; ++atStart) {
-            // (the line past that end: the first line of the window grown by one there)
-            Extent past = inner;
-            (longCols ? past.cols : past.rows) += 1;
-            if (atStart) (longCols ? past.colMin : past.rowMin) -= 1;
-            if (washedEndLines(wide, wr0, wc0, cand.ctx.parity, past, longCols, atStart, 1) == 1) tie = true;
-            // The same where the glare begins a line further out: the line past the read partly
-            // washed out (the slope's foot: its faint dots read as empties or erased) or holding
-            // a clear dot, and the next one (nearly) all washed out. Short wide symbols only (a
-            // pack's): past the end of a symbol round a cylinder the columns close up towards the
-            // silhouette and read erased too (the independent renderer's cylinders 23 and 35).
             const int step = atStart ? -1 : 1;
             const int end = longCols ? (atStart ? inner.colMin : inner.colMin + inner.cols - 1) : (atStart ? inner.rowMin : inner.rowMin + inner.rows - 1);
-            const int from = longCols ? inner.rowMin : inner.colMin, to = from + (longCols ? inner.rows : inner.cols) - 1;
-            const float first = erasedShare(wide, wr0, wc0, cand.ctx.parity, longCols, end + step, from, to);
-            const float second = erasedShare(wide, wr0, wc0, cand.ctx.parity, longCols, end + 2 * step, from, to);
-            if (shortAndWide(inner.rows, inner.cols) && (first >= kGlareFootErased || first == kClearDotOnLine) && second >= kGlareErased)
+            const float first = share(end + step);
+            if (first == 1.0f || (shortWide && (first >= kGlareFootErased || first == kClearDotOnLine) && share(end + 2 * step) >= kGlareErased))
               tie = true;
           }
+        }
         // A read whose window ends in washed-out lines (glare over the symbol's end and the panel
         // past it) does not know where in that run the symbol ends: the window may reach past it
         // there and stop short at the other end, and a window longer than a symbol whose extra

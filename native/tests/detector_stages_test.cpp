@@ -2009,6 +2009,18 @@ int faintEndStressScenes(const int (&wanted)[N], size_t most, Use&& use) {
   return static_cast<int>(k);
 }
 
+// The stress's scenes `wanted` (the first `most` of them) read: how many were tried, read, and
+// read cut short.
+struct StressReads {
+  int tried = 0, read = 0, misread = 0;
+};
+template <size_t N>
+StressReads readStressScenes(const int (&wanted)[N], size_t most) {
+  StressReads s;
+  s.tried = faintEndStressScenes(wanted, most, [&](const PackScene& p, const std::string& text) { s.read += readsOf(p, text, nullptr, &s.misread); });
+  return s;
+}
+
 // Scenes of that stress that were read a character short before the matched test. The cut
 // window's grown window, decoded with its added lines erased, implies where the symbol's last dots
 // lie; where the sampled values there follow that pattern (the symbol's own faint dots, not the
@@ -2016,12 +2028,10 @@ int faintEndStressScenes(const int (&wanted)[N], size_t most, Use&& use) {
 // 24 -> 12 misreads, 61 -> 62 reads.
 TEST("detector: a zero-ended symbol whose faint end follows the grown window's dots is not read cut short") {
   const int cutShortBefore[] = {20, 26, 44, 56, 59, 62, 99, 102, 112, 133, 177, 178};
-  int read = 0, misread = 0;
-  const int tried = faintEndStressScenes(cutShortBefore, check::kSanitized ? 4 : 12,  // (check.h)
-                                         [&](const PackScene& p, const std::string& text) { read += readsOf(p, text, nullptr, &misread); });
-  std::cerr << "  zero-ended symbols, faint ends that follow the grown window's dots: " << read << " of " << tried << " read, " << misread
-            << " cut short\n";
-  CHECK(misread == 0);
+  const StressReads s = readStressScenes(cutShortBefore, check::kSanitized ? 4 : 12);  // (check.h)
+  std::cerr << "  zero-ended symbols, faint ends that follow the grown window's dots: " << s.read << " of " << s.tried << " read, "
+            << s.misread << " cut short\n";
+  CHECK(s.misread == 0);
 }
 
 // Scenes of that stress whose faint end runs into a washed-out line right past the read's window:
@@ -2032,12 +2042,10 @@ TEST("detector: a zero-ended symbol whose faint end follows the grown window's d
 // 11 -> 7) for no read lost.
 TEST("detector: a window that may be cut short of a zero-ended symbol right against a washed-out line is refused") {
   const int refusedNow[] = {148, 154, 175};
-  int misread = 0;
-  const int tried = faintEndStressScenes(refusedNow, check::kSanitized ? 1 : 3,  // (check.h)
-                                         [&](const PackScene& p, const std::string& text) { readsOf(p, text, nullptr, &misread); });
-  std::cerr << "  zero-ended symbols cut short against a washed-out line: " << misread << " of " << tried << " read short\n";
-  CHECK(tried >= 1);
-  CHECK(misread == 0);
+  const StressReads s = readStressScenes(refusedNow, check::kSanitized ? 1 : 3);  // (check.h)
+  std::cerr << "  zero-ended symbols cut short against a washed-out line: " << s.misread << " of " << s.tried << " read short\n";
+  CHECK(s.tried >= 1);
+  CHECK(s.misread == 0);
 }
 
 // Scenes of that stress read a character short until the rule after the washed-out line's: the
@@ -2047,12 +2055,10 @@ TEST("detector: a window that may be cut short of a zero-ended symbol right agai
 // way.
 TEST("detector: a window that may be cut short of a zero-ended symbol where a glare slope begins past it is refused") {
   const int cutShortBefore[] = {9, 24, 124, 174, 182, 196, 205, 216, 249, 252, 265, 325};
-  int misread = 0;
-  const int tried = faintEndStressScenes(cutShortBefore, check::kSanitized ? 3 : 12,  // (check.h)
-                                         [&](const PackScene& p, const std::string& text) { readsOf(p, text, nullptr, &misread); });
-  std::cerr << "  zero-ended symbols cut short where a glare slope begins past them: " << misread << " of " << tried << " read short\n";
-  CHECK(tried >= 3);
-  CHECK(misread == 0);
+  const StressReads s = readStressScenes(cutShortBefore, check::kSanitized ? 3 : 12);  // (check.h)
+  std::cerr << "  zero-ended symbols cut short where a glare slope begins past them: " << s.misread << " of " << s.tried << " read short\n";
+  CHECK(s.tried >= 3);
+  CHECK(s.misread == 0);
 }
 
 namespace {
