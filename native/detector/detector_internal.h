@@ -241,9 +241,11 @@ constexpr float kBlockCoded = 1.9f;
 bool deblockJpeg(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 
 // Resampling by two (resample_image.cpp), into buf (out views it, rows packed): bilinear
-// upsampling with pixel centres aligned (weights 3/4 and 1/4, rounded half up), and the mean of
-// each 2x2 block (an odd last row or column dropped).
+// upsampling with pixel centres aligned (weights 3/4 and 1/4, rounded half up), the same by cubic
+// convolution (Keys, a = -1/2: sharper, clipped to 0-255), and the mean of each 2x2 block (an odd
+// last row or column dropped).
 void upsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
+void upsample2Cubic(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 void downsample2(const GreyImage& in, std::vector<uint8_t>& buf, GreyImage& out);
 
 // The image's grey levels as floats, rows packed (for the whole-image smoothing re-reads).

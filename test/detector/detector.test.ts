@@ -140,6 +140,16 @@ describe('DotCode detector (native readImageSync)', function () {
     assert.deepEqual(texts, [s.expectedText]);
   });
 
+  it('reads dark inkjet dots of about 2 px in a small frame from its copy upsampled by cubic convolution', async function () {
+    // pack-dark/12 (5 x 80, 2.08 px modules) and /58 (6 x 67, 2.09 px), 640 x 480: upsampled
+    // bilinearly the dots a pixel apart run together and nothing reads; the cubic copy keeps the
+    // gaps (read_dotcodes.cpp, readUpsampled).
+    for (const seed of [12, 58]) {
+      const s = await renderSample('pack-dark', seed);
+      assert.deepEqual(textsRead(s), [s.expectedText], s.name);
+    }
+  });
+
   it('returns every symbol of a frame holding two', async function () {
     const a = await renderSample('clean', 2001);
     const b = await renderSample('clean', 2002);
