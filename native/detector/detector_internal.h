@@ -253,6 +253,9 @@ std::vector<float> greyToFloat(const GreyImage& in);
 // f smoothed by a separable Gaussian of the given variance (sigma squared, px^2; radius 3 sigma
 // rounded, edges clamped; gaussian_blur.cpp), rounded and clipped into buf; out views buf.
 void blurToGrey(const std::vector<float>& f, int W, int H, float variance, std::vector<uint8_t>& buf, GreyImage& out);
+// in + amount * (in - in smoothed by a Gaussian of sigma px), rounded and clipped into buf; out
+// views buf (unsharp_mask.cpp).
+void unsharpMask(const GreyImage& in, float sigma, float amount, std::vector<uint8_t>& buf, GreyImage& out);
 
 // Noisy images (denoise_image.cpp): Immerkaer's estimate of the noise's sigma per pixel, in grey
 // levels (every 16th row).

@@ -1,6 +1,6 @@
 // Resampling by two (native/detector/resample_image.cpp) against the definitions written out the
 // plain way: bilinear and cubic interpolation at the aligned centre of every output pixel, and the
-// mean of every 2x2 block.
+// mean of every 2x2 block; the unsharp mask.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -185,4 +185,49 @@ TEST("gaussian blur: blurToGrey is the clamped separable Gaussian, rounded, byte
       }
     CHECK_EQ(differ, 0);
   }
+}
+
+TEST("unsharp mask: the image plus amount times its difference from the Gaussian blur, rounded and clipped") {
+  std::mt19937 rng(5);
+  for (const auto& s : {std::pair<int, int>{1, 1}, {7, 3}, {40, 23}})
+    for (int pad : {0, 2}) {
+      GreyImage in;
+      const std::vector<uint8_t> data = randomImage(rng, s.first, s.second, pad, in);
+      std::vector<uint8_t> blurBuf, buf;
+      GreyImage blurred, out;
+      dc::det::blurToGrey(dc::det::greyToFloat(in), in.width, in.height, 4.0f, blurBuf, blurred);
+      dc::det::unsharpMask(in, 2.0f, 1.5f, buf, out);
+      REQUIRE(out.width == in.width && out.height == in.height);
+      int wrong = 0;
+      for (int y = 0; y < in.height; ++y)
+        for (int x = 0; x < in.width; ++x) {
+          const double v = in.at(x, y) + 1.5 * (in.at(x, y) - blurred.at(x, y));
+          wrong += out.at(x, y) != static_cast<uint8_t>(std::clamp(std::lround(v), 0L, 255L));
+        }
+      CHECK_EQ(wrong, 0);
+    }
+}
+
+TEST("unsharp mask: a flat image stays flat, and a dot on a slope of light stands out against its own surroundings") {
+  // light rising 3 levels a pixel from left to right; one dark dot (40 levels below) in the middle
+  const int w = 41, h = 21;
+  std::vector<uint8_t> px(static_cast<size_t>(w) * h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) px[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(60 + 3 * x - (x == 20 && y == 10 ? 40 : 0));
+  const GreyImage in{px.data(), w, h, w};
+  std::vector<uint8_t> buf;
+  GreyImage out;
+  dc::det::unsharpMask(in, 2.0f, 1.5f, buf, out);
+  // the slope is linear, so the blur leaves it (away from the clamped edges) and so does the mask
+  CHECK_EQ(static_cast<int>(out.at(10, 3)), static_cast<int>(in.at(10, 3)));
+  // the dot's depth below its row's neighbours two pixels away grows
+  const int before = (in.at(18, 10) + in.at(22, 10)) / 2 - in.at(20, 10);
+  const int after = (out.at(18, 10) + out.at(22, 10)) / 2 - out.at(20, 10);
+  CHECK(after > before + 20);
+  std::vector<uint8_t> flat(static_cast<size_t>(w) * h, 128);
+  dc::det::unsharpMask(GreyImage{flat.data(), w, h, w}, 2.0f, 1.5f, buf, out);
+  int changed = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) changed += out.at(x, y) != 128;
+  CHECK_EQ(changed, 0);
 }

@@ -150,6 +150,16 @@ describe('DotCode detector (native readImageSync)', function () {
     }
   });
 
+  it('reads pack symbols under a glare slope or blur from a sharpened copy of the image', async function () {
+    // pack/21 (6 x 67, a glare streak across it) and pack/94 (8 x 51): no copy of the image as
+    // given reads them; the image plus 1.5 times its difference from a 2 px Gaussian blur does
+    // (read_dotcodes.cpp, readSharpened).
+    for (const seed of [21, 94]) {
+      const s = await renderSample('pack', seed);
+      assert.deepEqual(textsRead(s), [s.expectedText], s.name);
+    }
+  });
+
   it('returns every symbol of a frame holding two', async function () {
     const a = await renderSample('clean', 2001);
     const b = await renderSample('clean', 2002);
