@@ -61,8 +61,11 @@ std::vector<uint8_t> randomImage(std::mt19937& rng, int w, int h, int pad, GreyI
 
 }  // namespace
 
-TEST("resample: upsample2 is the aligned bilinear interpolation, rounded, at every pixel and size") {
-  std::mt19937 rng(7);
+// Every output pixel of `upsample` against `expected(in, x, y)`, over random images of eight sizes
+// with and without padded rows.
+template <class Upsample, class Expected>
+void checkEveryPixel(unsigned seed, Upsample&& upsample, Expected&& expected) {
+  std::mt19937 rng(seed);
   const int sizes[][2] = {{1, 1}, {1, 5}, {5, 1}, {2, 2}, {3, 7}, {17, 9}, {64, 33}, {101, 48}};
   for (const auto& s : sizes)
     for (int pad : {0, 3}) {
@@ -70,31 +73,21 @@ TEST("resample: upsample2 is the aligned bilinear interpolation, rounded, at eve
       const std::vector<uint8_t> data = randomImage(rng, s[0], s[1], pad, in);
       std::vector<uint8_t> buf;
       GreyImage up;
-      dc::det::upsample2(in, buf, up);
+      upsample(in, buf, up);
       REQUIRE(up.width == 2 * s[0] && up.height == 2 * s[1] && up.stride == up.width);
       int wrong = 0;
       for (int y = 0; y < up.height; ++y)
-        for (int x = 0; x < up.width; ++x) wrong += up.at(x, y) != bilinearAt(in, x, y);
+        for (int x = 0; x < up.width; ++x) wrong += up.at(x, y) != expected(in, x, y);
       CHECK_EQ(wrong, 0);
     }
 }
 
+TEST("resample: upsample2 is the aligned bilinear interpolation, rounded, at every pixel and size") {
+  checkEveryPixel(7, dc::det::upsample2, bilinearAt);
+}
+
 TEST("resample: upsample2Cubic is Keys' cubic convolution at the aligned positions, rounded and clipped, at every pixel and size") {
-  std::mt19937 rng(11);
-  const int sizes[][2] = {{1, 1}, {1, 5}, {5, 1}, {2, 2}, {3, 7}, {17, 9}, {64, 33}, {101, 48}};
-  for (const auto& s : sizes)
-    for (int pad : {0, 3}) {
-      GreyImage in;
-      const std::vector<uint8_t> data = randomImage(rng, s[0], s[1], pad, in);
-      std::vector<uint8_t> buf;
-      GreyImage up;
-      dc::det::upsample2Cubic(in, buf, up);
-      REQUIRE(up.width == 2 * s[0] && up.height == 2 * s[1] && up.stride == up.width);
-      int wrong = 0;
-      for (int y = 0; y < up.height; ++y)
-        for (int x = 0; x < up.width; ++x) wrong += up.at(x, y) != cubicAt(in, x, y);
-      CHECK_EQ(wrong, 0);
-    }
+  checkEveryPixel(11, dc::det::upsample2Cubic, cubicAt);
 }
 
 TEST("resample: two dark dots a pixel apart keep a lighter gap upsampled by cubic convolution than bilinearly") {
