@@ -24,9 +24,9 @@ struct ReadOptions {
   // of the same lattice, a read that may be its symbol cut short), shared by every copy of the
   // image it reads (upsampled, smoothed, toned, halved), so no copy reports what another refused.
   std::vector<std::string>* refusedTexts = nullptr;
-  // Internal to readDotCodes: when set, the pitch (px of the image read) of every lattice whose
-  // positions were inked as DotCode content inks them is appended (its extents were decoded).
-  std::vector<float>* dotCodePitches = nullptr;
+  // Internal to readDotCodes: when set, lowered to the pitch (px of the image read) of every
+  // lattice whose positions were inked as DotCode content inks them (its extents were decoded).
+  float* finestDotCodePitch = nullptr;
 };
 
 struct ReadResult {

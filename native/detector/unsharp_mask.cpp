@@ -23,13 +23,10 @@ void unsharpMask(const GreyImage& in, float sigma, float amount, std::vector<uin
   std::vector<uint8_t> blurBuf;
   GreyImage blurred;
   blurToGrey(f, W, H, sigma * sigma, blurBuf, blurred);
-  buf.resize(static_cast<size_t>(W) * H);
-  for (int y = 0; y < H; ++y)
-    for (int x = 0; x < W; ++x) {
-      const size_t i = static_cast<size_t>(y) * W + x;
-      const float v = f[i] + amount * (f[i] - blurred.data[static_cast<size_t>(y) * blurred.stride + x]);
-      buf[i] = static_cast<uint8_t>(std::clamp(std::lround(v), 0L, 255L));
-    }
+  // (f and the blur are both packed rows of W)
+  buf.resize(f.size());
+  for (size_t i = 0; i < f.size(); ++i)
+    buf[i] = static_cast<uint8_t>(std::clamp(std::lround(f[i] + amount * (f[i] - blurred.data[i])), 0L, 255L));
   out = GreyImage::packed(buf.data(), W, H);
 }
 
