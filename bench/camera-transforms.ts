@@ -286,6 +286,9 @@ export const TUNING_TRANSFORMS: readonly CameraTransform[] = [
   transform('tiltH35', 'plane tilted 35 degrees about the horizontal', tilt(35, 'horizontal')),
   // dark dots on a light ground (a pack's inkjet code box); its glare and aimer band turn dark too
   transform('negative', "the photo's negative", tone((v) => 255 - v)),
+  // the same under a streak or a soft lens: dark dots for the deconvolving peaks stages
+  transform('negmot7a30', "the photo's negative, motion streak 7 px at 30 degrees", tone((v) => 255 - v), motion(7, 30)),
+  transform('negblur15', "the photo's negative, Gaussian blur sigma 1.5 px", tone((v) => 255 - v), blur(1.5)),
   // a phone or a wide camera that shows the whole desk: the pack a small part of a large frame
   transform('desk4000', 'pasted at its own scale into a 4000 x 3000 plain desk', desk(4000, 3000)),
   transform('clutter4000', 'pasted at its own scale into a 4000 x 3000 frame of text, barcodes and dotted textures', clutter(4000, 3000)),

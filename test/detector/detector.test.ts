@@ -160,6 +160,39 @@ describe('DotCode detector (native readImageSync)', function () {
     }
   });
 
+  it('reads dark inkjet dots under blur through the deconvolving peaks stages', async function () {
+    // pack-dark/202 (9 x 62, 4.1 px modules) and /253 (6 x 67, 3.1 px), 1280 x 720, soft: the
+    // defocus stage's deconvolved regions read only light dots until its dark half ran too
+    // (read_dotcodes.cpp, peaks).
+    for (const seed of [202, 253]) {
+      const s = await renderSample('pack-dark', seed);
+      assert.deepEqual(textsRead(s), [s.expectedText], s.name);
+    }
+  });
+
+  it('reports a symbol once when two of its lattices read it', async function () {
+    // pack-dark/206 and pack/80: a cluster and the same cluster grown again both read the symbol,
+    // which was returned twice at the same place (read_dotcodes.cpp, sameSymbolAt).
+    for (const [category, seed] of [['pack-dark', 206], ['pack', 80]] as const) {
+      const s = await renderSample(category, seed);
+      assert.deepEqual(textsRead(s), [s.expectedText], s.name);
+    }
+  });
+
+  it('returns both copies of one code printed twice', async function () {
+    const a = await renderSample('clean', 2001);
+    const width = 2 * a.width + 20, height = a.height;
+    const grey = new Uint8Array(width * height).fill(a.grey[0]);
+    for (let y = 0; y < a.height; y++) {
+      grey.set(a.grey.subarray(y * a.width, (y + 1) * a.width), y * width);
+      grey.set(a.grey.subarray(y * a.width, (y + 1) * a.width), y * width + a.width + 20);
+    }
+    const res = addon.readImageSync(grey, width, height, { timeBudgetMs: 10000 });
+    assert.deepEqual(res.map((r) => Buffer.from(r.bytes).toString('latin1')), [a.expectedText, a.expectedText]);
+    const xs = res.map((r) => (r.corners[0].x + r.corners[2].x) / 2).sort((p, q) => p - q);
+    assert.ok(xs[0] < a.width && xs[1] > a.width + 20, `one in each half: ${xs.join(', ')}`);
+  });
+
   it('returns every symbol of a frame holding two', async function () {
     const a = await renderSample('clean', 2001);
     const b = await renderSample('clean', 2002);
