@@ -1253,6 +1253,7 @@ struct ImageCopy {
   bool halveLarge = true;      // a large image is read halved too when nothing read (pass 8)
   bool halveDeblurred = true;  // the deblurred stage may halve a large region (not on an upsampled copy)
   bool softAsGiven = false;    // an upsampled copy of an image whose edges looked soft
+  bool darkDeconvolved = true;  // the deconvolving peaks stages read dark dots too (not a large photo's windows)
 };
 
 // The passes in the order they run, each a stage of PassSchedule: the fast pass on the whole
@@ -1596,8 +1597,10 @@ class PassSchedule {
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
       // (the dark half of the deconvolving re-runs not on live frames: the frames' fusion tracks
       // a symbol by the lattices each frame sampled, and those of dark deconvolved copies, sampled
-      // where a glare band crosses dark dots, kept two of its native tests' sequences from reading)
-      if (pass->dark && deblur_ != PeaksDeblur::none && options_.sampled) break;
+      // where a glare band crosses dark dots, kept two of its native tests' sequences from reading;
+      // nor in a large photo's windows, which share one budget: in 16 MP frames of clutter it took
+      // the time the last windows read their packs in)
+      if (pass->dark && deblur_ != PeaksDeblur::none && (options_.sampled || !copy_.darkDeconvolved)) break;
       // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
       // the fast pass rejected as too big for a dot (the dark panel such prints sit on)
       // (in that order: the pixel budget goes to the likelier places first)
@@ -2633,7 +2636,9 @@ void readInWindows(const GreyImage& image, Rest&& rest, std::vector<ReadResult>&
     o.maxSymbols -= static_cast<int>(results.size());
     o.trace = nullptr;  // (the trace's overlays are drawn in the whole image's coordinates)
     const GreyImage view{image.data + static_cast<size_t>(w.y) * image.stride + w.x, ww, wh, image.stride};
-    std::vector<ReadResult> found = readAsGiven(view, o, det::ImageCopy{false});
+    det::ImageCopy window{false};
+    window.darkDeconvolved = false;
+    std::vector<ReadResult> found = readAsGiven(view, o, window);
     shiftCorners(found, static_cast<float>(w.x), static_cast<float>(w.y));
     for (ReadResult& r : found)
       if (sameSymbolAt(results, r) < 0) results.push_back(std::move(r));
