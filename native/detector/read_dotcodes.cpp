@@ -1250,9 +1250,9 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
 
 // What readAsGiven is handed: the image as given, or a copy readDotCodes made of it.
 struct ImageCopy {
-  bool halveLarge = true;      // a large image is read halved too when nothing read (pass 8)
-  bool halveDeblurred = true;  // the deblurred stage may halve a large region (not on an upsampled copy)
-  bool softAsGiven = false;    // an upsampled copy of an image whose edges looked soft
+  bool halveLarge = true;       // a large image is read halved too when nothing read (pass 8)
+  bool halveDeblurred = true;   // the deblurred stage may halve a large region (not on an upsampled copy)
+  bool softAsGiven = false;     // an upsampled copy of an image whose edges looked soft
   bool darkDeconvolved = true;  // the deconvolving peaks stages read dark dots too (not a large photo's windows)
 };
 
