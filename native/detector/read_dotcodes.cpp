@@ -3,6 +3,7 @@
 // when it found nothing. Work per image is bounded by ReadOptions.timeBudgetMs and by caps on
 // the number of runs, blobs, clusters and lattice dots.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <iterator>
@@ -1253,7 +1254,7 @@ struct ImageCopy {
   bool halveLarge = true;       // a large image is read halved too when nothing read (pass 8)
   bool halveDeblurred = true;   // the deblurred stage may halve a large region (not on an upsampled copy)
   bool softAsGiven = false;     // an upsampled copy of an image whose edges looked soft
-  bool darkDeconvolved = true;  // the deconvolving peaks stages read dark dots too (not a large photo's windows)
+  bool darkDeconvolved = true;  // the deconvolving peaks stages read dark dots too (darkDeconvolvedPeaks)
 };
 
 // The passes in the order they run, each a stage of PassSchedule: the fast pass on the whole
@@ -1282,20 +1283,21 @@ class PassSchedule {
 #endif
     using Stage = void (PassSchedule::*)();
     static constexpr Stage kHarder[] = {
-        &PassSchedule::inverted,             // light dots on a dark ground (laser-etched, reversed print)
-        &PassSchedule::adaptive,             // dots merged by blur and ink spread, faint prints
-        &PassSchedule::adaptiveInverted,     // the same for light dots, where they looked lattice-like
-        &PassSchedule::spilled,              // lattices cut by their region's border, read whole
-        &PassSchedule::sharpened,            // dots blurred into chains: a high-pass image
-        &PassSchedule::deblurred,            // dots blurred into a smear: the blur estimated and undone
-        &PassSchedule::peaks,                // small dots that touch or barely stand out (packs)
-        &PassSchedule::upsampled,            // dots of 2-3 px: regions read at twice the size
-        &PassSchedule::upsampledPeaks,       // light dots of under 2.6 px: lattice boxes at twice the size
-        &PassSchedule::deblurredPeaks,       // light dots smeared by motion: their region deconvolved
-        &PassSchedule::defocusedPeaks,       // light dots under defocus: their region deconvolved
-        &PassSchedule::largeDeblurredPeaks,  // the same for regions too large for those two
-        &PassSchedule::shortSmearPeaks,      // the smear pass again with shorter streaks
-        &PassSchedule::gaussianDeblurred,    // the soft region of deblurred as a Gaussian's blur
+        &PassSchedule::inverted,              // light dots on a dark ground (laser-etched, reversed print)
+        &PassSchedule::adaptive,              // dots merged by blur and ink spread, faint prints
+        &PassSchedule::adaptiveInverted,      // the same for light dots, where they looked lattice-like
+        &PassSchedule::spilled,               // lattices cut by their region's border, read whole
+        &PassSchedule::sharpened,             // dots blurred into chains: a high-pass image
+        &PassSchedule::deblurred,             // dots blurred into a smear: the blur estimated and undone
+        &PassSchedule::peaks,                 // small dots that touch or barely stand out (packs)
+        &PassSchedule::upsampled,             // dots of 2-3 px: regions read at twice the size
+        &PassSchedule::upsampledPeaks,        // light dots of under 2.6 px: lattice boxes at twice the size
+        &PassSchedule::deblurredPeaks,        // light dots smeared by motion: their region deconvolved
+        &PassSchedule::defocusedPeaks,        // light dots under defocus: their region deconvolved
+        &PassSchedule::largeDeblurredPeaks,   // the same for regions too large for those two
+        &PassSchedule::shortSmearPeaks,       // the smear pass again with shorter streaks
+        &PassSchedule::gaussianDeblurred,     // the soft region of deblurred as a Gaussian's blur
+        &PassSchedule::darkDeconvolvedPeaks,  // dark dots: the four deconvolving stages again
     };
     for (Stage stage : kHarder) {
       (this->*stage)();
@@ -1584,23 +1586,11 @@ class PassSchedule {
     focusRegions(dark_.focus, image_.width, image_.height, darkRegions, false, allowancesFor(options_).peaksDark);
     auto readByBoth = [&](const Rect& r) { return std::any_of(darkRegions.begin(), darkRegions.end(), [&](const Rect& d) { return sameRect(d, r); }); };
     workspace().peaks.forgetResponses();
-    // (the deblurred re-runs' deconvolved regions, for the other polarity; their pixels stay put
-    // when the vector grows)
-    struct Deconvolved {
-      Rect r;
-      bool ok;  // false: too large, or no blur of the stage's kind to undo
-      std::vector<uint8_t> buf;
-      GreyImage img;
-    };
-    std::vector<Deconvolved> deconvolved;
     const Allowances& allow = allowancesFor(options_);
     for (const Pass* pass : {&kPeaksLight, &kPeaksDark}) {
-      // (the dark half of the deconvolving re-runs not on live frames: the frames' fusion tracks
-      // a symbol by the lattices each frame sampled, and those of dark deconvolved copies, sampled
-      // where a glare band crosses dark dots, kept two of its native tests' sequences from reading;
-      // nor in a large photo's windows, which share one budget: in 16 MP frames of clutter it took
-      // the time the last windows read their packs in)
-      if (pass->dark && deblur_ != PeaksDeblur::none && (options_.sampled || !copy_.darkDeconvolved)) break;
+      // (the deconvolving re-runs read one polarity per call: light dots in their own stages,
+      // dark dots in darkDeconvolvedPeaks)
+      if (deblur_ != PeaksDeblur::none && pass->dark != darkDeconvolving_) continue;
       // light dots: where the inverted pass saw light clusters, and on the filled dark shapes
       // the fast pass rejected as too big for a dot (the dark panel such prints sit on)
       // (in that order: the pixel budget goes to the likelier places first)
@@ -1639,15 +1629,22 @@ class PassSchedule {
           if (area > pool) continue;
           pool -= area;
           GreyImage region = crop(r);
+          std::vector<uint8_t> buf;
           if (deblur_ != PeaksDeblur::none) {
-            auto kept = std::find_if(deconvolved.begin(), deconvolved.end(), [&](const Deconvolved& d) { return sameRect(d.r, r); });
-            if (kept == deconvolved.end()) {
-              deconvolved.push_back(Deconvolved{r, false, {}, {}});
-              kept = deconvolved.end() - 1;
-              kept->ok = deblur_ == PeaksDeblur::defocus ? undefocus(region, kept->buf, kept->img) : unsmear(region, kept->buf, kept->img);
+            const Deconvolved* kept = keptDeconvolved(r);
+            if (kept && !kept->ok) continue;
+            if (kept)
+              region = kept->img;
+            else if (!pass->dark && readByBoth(r)) {
+              Deconvolved& d = deconvolved_.emplace_back(deconvolvedKey(r));
+              d.ok = deconvolve(region, d.buf, d.img);
+              if (!d.ok) continue;
+              region = d.img;
+            } else {
+              GreyImage sharp;
+              if (!deconvolve(region, buf, sharp)) continue;
+              region = sharp;
             }
-            if (!kept->ok) continue;
-            region = kept->img;
           }
           PassStats full;
           const bool shared = pass->dark || readByBoth(r);
@@ -1691,10 +1688,11 @@ class PassSchedule {
   // broken one. When the image as a whole shows a streak's anisotropy (ImageBlurCues), the peaks
   // stage runs again with each region's blur estimated from the region itself and, where it is a
   // streak of kMinSmear..kMaxSmear px, deconvolved first. When that reads nothing, once more with
-  // one streak for every region, estimated from all of them (sharedStreak). Both polarities: the
-  // light dots of a pack's dark panel, and dark inkjet dots on a light one (the real pack photos'
-  // negatives under a 7 px streak at 0, 30 and 90 degrees read 94 of 129 with the light half
-  // alone, 117 with both; docs/detector.md, "Dark dots in the deconvolving stages").
+  // one streak for every region, estimated from all of them (sharedStreak). The light dots of a
+  // pack's dark panel here; dark inkjet dots on a light one once every light stage is done
+  // (darkDeconvolvedPeaks: the real pack photos' negatives under a 7 px streak at 0, 30 and 90
+  // degrees read 94 of 129 with the light half alone, 117 with both; docs/detector.md, "Dark dots
+  // in the deconvolving stages").
   void deblurredPeaks() {
     const ImageBlurCues& cues = blurCues();
     PPROF("  smear cue %.2f\n", cues.anisotropy);
@@ -1784,6 +1782,27 @@ class PassSchedule {
     }
     lastStage_ = false;
     spill_.resize(std::min(spill_.size(), spills));  // (nothing reads them after this stage)
+  }
+
+  // Dark dots (inkjet on a light panel, a pack's negative) smeared or defocused: the four
+  // deconvolving peaks stages again with the dark half, once every stage read nothing. After all
+  // of them, not beside each light half: a pack's light dots would wait behind dark work on every
+  // stage (pack renders 1-100 took 13% more CPU with both halves together, one read lost at a
+  // still's budget). Not on live frames (the frames' fusion tracks a symbol by the lattices each
+  // frame sampled, and those of dark deconvolved copies, sampled where a glare band crosses dark
+  // dots, kept two of its native tests' sequences from reading), nor in a large photo's windows,
+  // which share one budget (in 16 MP frames of clutter it took the time the last windows read
+  // their packs in), nor on an upsampled copy: its regions are four times the work, and on pack
+  // renders that did not read as given it delayed the copies that read them (pack-64 540 -> 810
+  // ms); pack-dark renders 1-300 read 266 without it there, 268 with it, 262 without the stage.
+  void darkDeconvolvedPeaks() {
+    if (options_.sampled || !copy_.darkDeconvolved) return;
+    darkDeconvolving_ = true;
+    deblurredPeaks();
+    if (!over()) defocusedPeaks();
+    if (!over()) largeDeblurredPeaks();
+    if (!over()) shortSmearPeaks();
+    darkDeconvolving_ = false;
   }
 
   // The smear pass again with every streak estimate shortened (kShortSmearScale), once everything
@@ -1915,6 +1934,19 @@ class PassSchedule {
     defocus,      // each region's disc (defocusedPeaks)
   };
   PeaksDeblur deblur_ = PeaksDeblur::none;
+  bool darkDeconvolving_ = false;  // the deconvolving peaks stages read dark dots (darkDeconvolvedPeaks), not light
+  // The regions the light half deconvolved that the dark half reads too (the same pixels); their
+  // pixels stay put when the vector grows.
+  struct Deconvolved {
+    Rect r{};
+    PeaksDeblur deblur = PeaksDeblur::none;
+    float smearScale = 1.0f;
+    std::array<float, 2> streak{};  // the shared streak's length and angle (sharedSmear)
+    bool ok = false;                // false: too large, or no blur of the stage's kind to undo
+    std::vector<uint8_t> buf;
+    GreyImage img;
+  };
+  std::vector<Deconvolved> deconvolved_;
   bool largeOnly_ = false;                 // the deconvolving peaks passes on their large regions only
   bool lastStage_ = false;                 // gaussianDeblurred: its lattices take the last stages' allowance
   float smearScale_ = 1.0f;                // the smear pass's streaks as estimated, or shortened (shortSmearPeaks)
@@ -1927,6 +1959,26 @@ class PassSchedule {
   std::optional<SoftRegion> soft_;  // deblurred's region, when its estimate may be a Gaussian's blur
   std::vector<Rect> fine_;          // boxes of light lattices of very small modules (upsampledPeaks)
   std::vector<Rect> textures_;      // boxes of large dotted textures any pass found
+
+  // A region deconvolved by the stage under way (deblur_), as the light half left it for the dark
+  // half; null when it did not.
+  const Deconvolved* keptDeconvolved(const Rect& r) const {
+    const Deconvolved key = deconvolvedKey(r);
+    for (const Deconvolved& d : deconvolved_)
+      if (sameRect(d.r, r) && d.deblur == key.deblur && d.smearScale == key.smearScale && d.streak == key.streak) return &d;
+    return nullptr;
+  }
+  Deconvolved deconvolvedKey(const Rect& r) const {
+    Deconvolved d;
+    d.r = r;
+    d.deblur = deblur_;
+    d.smearScale = smearScale_;
+    if (deblur_ == PeaksDeblur::sharedSmear) d.streak = {sharedSmear_.length, sharedSmear_.angle};
+    return d;
+  }
+  bool deconvolve(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
+    return deblur_ == PeaksDeblur::defocus ? undefocus(region, buf, out) : unsmear(region, buf, out);
+  }
 };
 
 template <class F>
@@ -2699,10 +2751,10 @@ std::vector<ReadResult> readUpsampled(const GreyImage& image, bool softAsGiven, 
   float finest = std::numeric_limits<float>::infinity();
   ReadOptions o = rest();
   o.finestDotCodePitch = &finest;
-  std::vector<ReadResult> results = readAsGiven(up, o, det::ImageCopy{false, false, softAsGiven});
+  std::vector<ReadResult> results = readAsGiven(up, o, det::ImageCopy{false, false, softAsGiven, false});
   if (results.empty() && finest < 2 * det::kFinePitch && rest().timeBudgetMs > 1) {
     det::upsample2Cubic(image, buf, up);
-    results = readAsGiven(up, rest(), det::ImageCopy{false, false, softAsGiven});
+    results = readAsGiven(up, rest(), det::ImageCopy{false, false, softAsGiven, false});
   }
   scaleCorners(results, 0.5f);
   return results;
