@@ -1576,9 +1576,9 @@ class PassSchedule {
     // The dark regions are mostly the fast pass's focus regions, and those that are its filled
     // shapes are light regions too (the dark panels light dots sit on): a light read of such a
     // region keeps its response, which the dark read negates instead of computing its own
-    // (PeakParams::keepResponse; the same peaks). In the deblurred re-runs the light pass keeps its
-    // deconvolved copy of such a region for the dark one (the same pixels: its response is shared
-    // too). The dark pass reads these regions too.
+    // (PeakParams::keepResponse; the same peaks). Not in the deconvolving re-runs: their two halves
+    // are calls apart (darkDeconvolvedPeaks), and the light half keeps the deconvolved copy of such
+    // a region instead (deconvolved_). The dark pass reads these regions too.
     std::vector<Rect> darkRegions;
     // (merged no larger than the dark budget: one region over the whole code box, the dark text
     // and the EAN beside it, and the carton's print around them, larger than the budget, was
@@ -1630,24 +1630,9 @@ class PassSchedule {
           pool -= area;
           GreyImage region = crop(r);
           std::vector<uint8_t> buf;
-          if (deblur_ != PeaksDeblur::none) {
-            const Deconvolved* kept = keptDeconvolved(r);
-            if (kept && !kept->ok) continue;
-            if (kept)
-              region = kept->img;
-            else if (!pass->dark && readByBoth(r)) {
-              Deconvolved& d = deconvolved_.emplace_back(deconvolvedKey(r));
-              d.ok = deconvolve(region, d.buf, d.img);
-              if (!d.ok) continue;
-              region = d.img;
-            } else {
-              GreyImage sharp;
-              if (!deconvolve(region, buf, sharp)) continue;
-              region = sharp;
-            }
-          }
+          if (deblur_ != PeaksDeblur::none && !deconvolvedRegion(r, !pass->dark && darkHalfRuns() && readByBoth(r), buf, region)) continue;
           PassStats full;
-          const bool shared = pass->dark || readByBoth(r);
+          const bool shared = deblur_ == PeaksDeblur::none && (pass->dark || readByBoth(r));
           run(region, *pass, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, full, shared);
           // Dots of 4+ px have several maxima of the small centre-surround filter (their rims);
           // at half resolution the same filter fits them (a quarter of the work). Not where the
@@ -1709,7 +1694,8 @@ class PassSchedule {
   // Dots under defocus (a lens focused off the pack, a soft camera: a Gaussian of 1.5 px over
   // modules of 2.5-6 px): neighbouring dots blur into one another and the peak search finds
   // no lattice or a broken one. When the image as a whole is soft (ImageBlurCues), the peaks stage
-  // (both polarities) runs again with each region deconvolved by a disc (undefocus).
+  // runs again with each region deconvolved by a disc (undefocus): light dots here, dark ones in
+  // darkDeconvolvedPeaks.
   void defocusedPeaks() {
     PPROF("  defocus cue %.2f\n", blurCues().edgeWidth);
     if (blurCues().edgeWidth < kDefocusEdgeWidth) return;
@@ -1796,7 +1782,7 @@ class PassSchedule {
   // renders that did not read as given it delayed the copies that read them (pack-64 540 -> 810
   // ms); pack-dark renders 1-300 read 266 without it there, 268 with it, 262 without the stage.
   void darkDeconvolvedPeaks() {
-    if (options_.sampled || !copy_.darkDeconvolved) return;
+    if (!darkHalfRuns()) return;
     darkDeconvolving_ = true;
     deblurredPeaks();
     if (!over()) defocusedPeaks();
@@ -1937,12 +1923,18 @@ class PassSchedule {
   bool darkDeconvolving_ = false;  // the deconvolving peaks stages read dark dots (darkDeconvolvedPeaks), not light
   // The regions the light half deconvolved that the dark half reads too (the same pixels); their
   // pixels stay put when the vector grows.
-  struct Deconvolved {
+  struct DeconvolvedKey {
     Rect r{};
     PeaksDeblur deblur = PeaksDeblur::none;
     float smearScale = 1.0f;
     std::array<float, 2> streak{};  // the shared streak's length and angle (sharedSmear)
-    bool ok = false;                // false: too large, or no blur of the stage's kind to undo
+    bool operator==(const DeconvolvedKey& o) const {
+      return sameRect(r, o.r) && deblur == o.deblur && smearScale == o.smearScale && streak == o.streak;
+    }
+  };
+  struct Deconvolved {
+    DeconvolvedKey key;
+    bool ok = false;  // false: too large, or no blur of the stage's kind to undo
     std::vector<uint8_t> buf;
     GreyImage img;
   };
@@ -1960,24 +1952,30 @@ class PassSchedule {
   std::vector<Rect> fine_;          // boxes of light lattices of very small modules (upsampledPeaks)
   std::vector<Rect> textures_;      // boxes of large dotted textures any pass found
 
-  // A region deconvolved by the stage under way (deblur_), as the light half left it for the dark
-  // half; null when it did not.
-  const Deconvolved* keptDeconvolved(const Rect& r) const {
-    const Deconvolved key = deconvolvedKey(r);
+  // The dark half of the deconvolving peaks stages runs on this image (darkDeconvolvedPeaks).
+  bool darkHalfRuns() const { return !options_.sampled && copy_.darkDeconvolved; }
+
+  // Region r deconvolved by the stage under way (deblur_) into `region` (its pixels in `buf`, or
+  // in deconvolved_ when `keep`: the dark half reads it too); as the light half left it when it
+  // did. False: nothing of the stage's kind to undo there.
+  bool deconvolvedRegion(const Rect& r, bool keep, std::vector<uint8_t>& buf, GreyImage& region) {
+    DeconvolvedKey key{r, deblur_, smearScale_, {}};
+    if (deblur_ == PeaksDeblur::sharedSmear) key.streak = {sharedSmear_.length, sharedSmear_.angle};
     for (const Deconvolved& d : deconvolved_)
-      if (sameRect(d.r, r) && d.deblur == key.deblur && d.smearScale == key.smearScale && d.streak == key.streak) return &d;
-    return nullptr;
-  }
-  Deconvolved deconvolvedKey(const Rect& r) const {
-    Deconvolved d;
-    d.r = r;
-    d.deblur = deblur_;
-    d.smearScale = smearScale_;
-    if (deblur_ == PeaksDeblur::sharedSmear) d.streak = {sharedSmear_.length, sharedSmear_.angle};
-    return d;
-  }
-  bool deconvolve(const GreyImage& region, std::vector<uint8_t>& buf, GreyImage& out) {
-    return deblur_ == PeaksDeblur::defocus ? undefocus(region, buf, out) : unsmear(region, buf, out);
+      if (d.key == key) {
+        if (d.ok) region = d.img;
+        return d.ok;
+      }
+    const GreyImage given = region;
+    auto undo = [&](std::vector<uint8_t>& pixels, GreyImage& out) {
+      return deblur_ == PeaksDeblur::defocus ? undefocus(given, pixels, out) : unsmear(given, pixels, out);
+    };
+    if (!keep) return undo(buf, region);
+    Deconvolved& d = deconvolved_.emplace_back();
+    d.key = key;
+    d.ok = undo(d.buf, d.img);
+    if (d.ok) region = d.img;
+    return d.ok;
   }
 };
 
