@@ -1014,6 +1014,7 @@ struct Candidate {
   // A peaks lattice grown again with shorter steps (runPass): its extensions have an allowance of
   // their own, and it is kept as no part of a split symbol (the first growth was kept).
   bool regrown = false;
+  bool cutToLines = false;  // its DotCode lines alone (cutToCodeLines), from a lattice grown past them
 };
 
 // Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
@@ -1299,8 +1300,14 @@ class PassSchedule {
         &PassSchedule::gaussianDeblurred,     // the soft region of deblurred as a Gaussian's blur
         &PassSchedule::darkDeconvolvedPeaks,  // dark dots: the four deconvolving stages again
     };
-    for (Stage stage : kHarder) {
+    for (const Stage& stage : kHarder) {
+#ifdef DC_PROF
+      const auto t0 = std::chrono::steady_clock::now();
       (this->*stage)();
+      PPROF(" harder stage %d: %.2f ms\n", static_cast<int>(&stage - kHarder), PPROF_MS_SINCE(t0));
+#else
+      (this->*stage)();
+#endif
       if (over()) return;
     }
   }
@@ -1580,10 +1587,7 @@ class PassSchedule {
     // are calls apart (darkDeconvolvedPeaks), and the light half keeps the deconvolved copy of such
     // a region instead (deconvolved_). The dark pass reads these regions too.
     std::vector<Rect> darkRegions;
-    // (merged no larger than the dark budget: one region over the whole code box, the dark text
-    // and the EAN beside it, and the carton's print around them, larger than the budget, was
-    // never read at all, where its parts fit)
-    focusRegions(dark_.focus, image_.width, image_.height, darkRegions, false, allowancesFor(options_).peaksDark);
+    darkPeaksRegions(darkRegions);
     auto readByBoth = [&](const Rect& r) { return std::any_of(darkRegions.begin(), darkRegions.end(), [&](const Rect& d) { return sameRect(d, r); }); };
     workspace().peaks.forgetResponses();
     const Allowances& allow = allowancesFor(options_);
@@ -1712,7 +1716,11 @@ class PassSchedule {
   void largeDeblurredPeaks() {
     if (blurCues().edgeWidth < kLargeDeblurEdgeWidth) return;
     std::vector<Rect> regions;
-    lightPeaksRegions(regions);
+    // (the regions of the polarity under way: the dark half reads the dark ones)
+    if (darkDeconvolving_)
+      darkPeaksRegions(regions);
+    else
+      lightPeaksRegions(regions);
     if (std::none_of(regions.begin(), regions.end(), [](const Rect& r) {
           const double area = areaOf(r);
           return area > kDeblurPixels && area <= kLargeDeblurPixels;
@@ -1821,6 +1829,14 @@ class PassSchedule {
   const ImageBlurCues& blurCues() {
     if (!blurCues_) blurCues_ = imageBlurCues(image_);
     return *blurCues_;
+  }
+
+  // The regions the peaks stages read for dark dots: the fast pass's focus regions, merged no
+  // larger than the dark budget (one region over the whole code box, the dark text and the EAN
+  // beside it, and the carton's print around them, larger than the budget, was never read at
+  // all, where its parts fit).
+  void darkPeaksRegions(std::vector<Rect>& regions) const {
+    focusRegions(dark_.focus, image_.width, image_.height, regions, false, allowancesFor(options_).peaksDark);
   }
 
   // The light peaks regions, in the peaks stage's order: where the inverted pass saw light
@@ -2165,7 +2181,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     const LatticeFit& f = cand.fit;
     const int H = f.rowMax - f.rowMin + 1, W = f.colMax - f.colMin + 1;
     const bool alongCols = W >= H;
-    const bool reach = pass.peaks && shortAndWide(f);
+    const bool reach = (pass.peaks || cand.cutToLines) && shortAndWide(f);
     // Sample once over the widest extent; each hypothesis is a window of it (a position's value
     // does not depend on the window).
     const CylinderWrap* wrap = cand.mapper.cylinder();
@@ -2530,8 +2546,9 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     // copied for them. (a lattice without DotCode content still takes its place among the
     // kMaxExtendedLattices first lattices: the later lattices of a frame are no likelier to be a
     // symbol)
-    auto retry = [&](LatticeFit&& changed, const LineEnds* ends, const char* what, const CylinderWrap* wrap, bool flat = false) {
+    auto retry = [&](LatticeFit&& changed, const LineEnds* ends, const char* what, const CylinderWrap* wrap, bool flat = false, bool cut = false) {
       Candidate ext;
+      ext.cutToLines = cut;
       if (wrap) ext.mapper.useCylinder(*wrap);
       if (flat) ext.mapper.keepFlatOverStrays();
       ext.fit = std::move(changed);
@@ -2573,7 +2590,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       // 400 pack renders, but its extensions ran on into glare and put corners 20-25 px off.)
       if (got == 0 && options.tryHarder && Clock::now() < deadline) {
         LatticeFit cut = cand.fit;
-        if (cutToCodeLines(cand.ctx, cut)) got = retry(std::move(cut), nullptr, "cut to its DotCode lines", nullptr);
+        if (cutToCodeLines(cand.ctx, cut)) got = retry(std::move(cut), nullptr, "cut to its DotCode lines", nullptr, false, true);
       }
     }
     // One part of a symbol that a washed-out band or a crease split, the other part an earlier
@@ -2758,8 +2775,9 @@ std::vector<ReadResult> readUpsampled(const GreyImage& image, bool softAsGiven, 
   return results;
 }
 
-// A small image that nothing else read, sharpened by an unsharp mask (unsharp_mask.cpp: the image
-// plus 1.5 times its difference from a Gaussian blur of 2 px), read as given and upsampled. The
+// A small image that read nothing as given (nor smoothed), sharpened by an unsharp mask
+// (unsharp_mask.cpp: the image plus 1.5 times its difference from a Gaussian blur of 2 px) into
+// sharp and read as given; readWithCopies reads sharp upsampled too, later. The
 // slow light that breaks a pack symbol's lattice (a glare slope or the aimer band over one end,
 // blur spreading each dot into its gaps, a vial's shading) is taken out and each dot stands
 // against its own surroundings. Offline, the same sharpening read 21 of the 52 renders the reader
@@ -2774,12 +2792,9 @@ std::vector<ReadResult> readUpsampled(const GreyImage& image, bool softAsGiven, 
 // more detector time (docs/detector.md, "A sharpened copy").
 constexpr float kUnsharpSigma = 2.0f, kUnsharpAmount = 1.5f;
 template <class Rest>
-std::vector<ReadResult> readSharpened(const GreyImage& image, bool softAsGiven, Rest&& rest) {
-  std::vector<uint8_t> buf;
-  GreyImage sharp;
+std::vector<ReadResult> readSharpened(const GreyImage& image, Rest&& rest, std::vector<uint8_t>& buf, GreyImage& sharp) {
   det::unsharpMask(image, kUnsharpSigma, kUnsharpAmount, buf, sharp);
   std::vector<ReadResult> results = readAsGiven(sharp, rest());
-  if (results.empty()) results = readUpsampled(sharp, softAsGiven, rest);
   return results;
 }
 
@@ -2857,6 +2872,15 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
   GreyImage denoised;
   if (noiseWidth > 0) results = readDenoised(image, noiseWidth, rest, denoisedBuf, denoised);
   if (!results.empty()) return results;
+  // The sharpened copy as given before any upsampled copy: it reads most of what sharpening
+  // reads at the cost of one read of the image, where the upsampled copies cost four times the
+  // pixels (pack renders read by the sharpened copy: 17 of 400, 15 of them as given; at a still's
+  // budget pack-dark 1-300 +4 and pack 1-100 -1, docs/detector.md "The sharpened copy first").
+  // Its own upsampled copy stays where the sharpened copy was read before.
+  std::vector<uint8_t> sharpBuf;
+  GreyImage sharp;
+  if (small && rest().timeBudgetMs > 1) results = readSharpened(image, rest, sharpBuf, sharp);
+  if (!results.empty()) return results;
   if (small) results = readUpsampled(image, softAsGiven, rest);
   if (!results.empty()) return results;
   // A soft image between the small ones and those the pyramid halves (801-1400 px a side: a phone
@@ -2894,7 +2918,7 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
     if (results.empty() && small) results = readUpsampled(deblocked, softAsGiven, rest);
   }
   if (!results.empty()) return results;
-  if (small && rest().timeBudgetMs > 1) results = readSharpened(image, softAsGiven, rest);
+  if (sharp.valid() && rest().timeBudgetMs > 1) results = readUpsampled(sharp, softAsGiven, rest);
   if (!results.empty()) return results;
   const double pixels = static_cast<double>(image.width) * image.height;
   if (results.empty() && !options.sampled && pixels <= det::kUnsmearPixels &&

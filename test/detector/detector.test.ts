@@ -170,6 +170,17 @@ describe('DotCode detector (native readImageSync)', function () {
     }
   });
 
+  it('follows a lattice cut to its DotCode lines to the ends glare washed out', async function () {
+    // pack-dark/38 (10 x 41, 4.5 px modules) and /281 (6 x 67, 3.0 px), 1280 x 720: the fast or
+    // sharpened pass's lattice grows from the symbol into the text below it; cut to its DotCode
+    // lines it lacks the columns under the glare, which only a short wide lattice's reach adds
+    // (read_dotcodes.cpp, Candidate::cutToLines).
+    for (const seed of [38, 281]) {
+      const s = await renderSample('pack-dark', seed);
+      assert.deepEqual(textsRead(s), [s.expectedText], s.name);
+    }
+  });
+
   it('reports a symbol once when two of its lattices read it', async function () {
     // pack-dark/206 and pack/80: a cluster and the same cluster grown again both read the symbol,
     // which was returned twice at the same place (read_dotcodes.cpp, sameSymbolAt).
