@@ -525,7 +525,10 @@ int extendLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, Lat
 bool fitCylinderLattice(const GreyImage& img, bool dark, std::vector<Blob>& blobs, LatticeFit& fit, CylinderWrap& wrap);
 // The homography misfit (pitches, GridMapper::misfit) from which a lattice is worth that model: a
 // cylinder's lattice that needs it misses by more (its edge columns), and most decoys by less.
-constexpr float kMinCylinderMisfit = 0.16f;
+// (0.16 before: blurred cylinders of 60-64 degrees whose local fits had absorbed most of the
+// wrap missed by 0.08-0.16 and were never refitted; docs/detector.md "Cylinders refitted from a
+// misfit of 0.08".)
+constexpr float kMinCylinderMisfit = 0.08f;
 
 // Lattice evidence (lattice_evidence.cpp): the mean presence over the lattice positions of the
 // fit's own box, read from `grid` (sampled from grid position (gridRow0, gridCol0)). A DotCode

@@ -1078,7 +1078,8 @@ TEST("detector: symbols wrapped 69 degrees round a cylinder lit from one side ar
 // At modules of about 3 px under a soft camera the last one to five columns before the silhouette
 // close up to a pixel or so and show too little contrast for the cylinder model's line search; the
 // lattice stops short of the symbol, and the extents grown along the wrapped axis through the
-// model are tried too. (48 scenes: 17 read without them, 34 with.)
+// model are tried too. (48 scenes: 17 read without them, 34 with; 46 before lattices that miss
+// their homography by 0.08-0.16 pitches were refitted to a cylinder, kMinCylinderMisfit, 48 with.)
 TEST("detector: small-module symbols wrapped 64-70 degrees round a cylinder are read to their edge columns") {
   struct View {
     double module, halfArc, distance;
@@ -1095,7 +1096,7 @@ TEST("detector: small-module symbols wrapped 64-70 degrees round a cylinder are 
       });
   REQUIRE(tried >= 10 * check::sceneRounds(4));
   std::cerr << "  small-module cylinders, 64-70 degrees: " << read << " of " << tried << " read\n";
-  CHECK_RATE(read >= 30);
+  CHECK_RATE(read >= 47);
 }
 
 // Out of focus on a vial: a Gaussian of a third of a module at the middle is a module or more at
