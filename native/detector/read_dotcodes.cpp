@@ -1017,7 +1017,13 @@ struct Candidate {
   bool cutToLines = false;  // its DotCode lines alone (cutToCodeLines), from a lattice grown past them
 };
 
-// Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
+// How a lattice that did not read was changed for another try (readAsGiven's retry).
+enum class Changed {
+  lattice,  // grown, extended, refitted to a cylinder or joined
+  flat,     // mapped by its homography over stray dots (GridMapper::keepFlatOverStrays)
+  cut,      // its DotCode lines alone (cutToCodeLines): it takes a short wide lattice's reach
+};
+
 // The rectangles with every overlapping group replaced by its union (each region read once).
 std::vector<Rect> unionOfOverlapping(const std::vector<Rect>& in) {
   std::vector<Rect> out;
@@ -1099,6 +1105,7 @@ void traceLattice(TracePass* tp, int cluster, const std::vector<Blob>& blobs, co
   tl.pitch = fit.pitch / frame.scale;
 }
 
+// Runs one pass: locate, group, fit. Calls onCandidate for each lattice; it returns false to stop.
 template <class F>
 void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, DetectorTrace* trace, bool reuseStats,
              Clock::time_point deadline, PassStats& stats, F&& onCandidate) {
@@ -1303,11 +1310,9 @@ class PassSchedule {
     for (const Stage& stage : kHarder) {
 #ifdef DC_PROF
       const auto t0 = std::chrono::steady_clock::now();
+#endif
       (this->*stage)();
       PPROF(" harder stage %d: %.2f ms\n", static_cast<int>(&stage - kHarder), PPROF_MS_SINCE(t0));
-#else
-      (this->*stage)();
-#endif
       if (over()) return;
     }
   }
@@ -2546,11 +2551,11 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     // copied for them. (a lattice without DotCode content still takes its place among the
     // kMaxExtendedLattices first lattices: the later lattices of a frame are no likelier to be a
     // symbol)
-    auto retry = [&](LatticeFit&& changed, const LineEnds* ends, const char* what, const CylinderWrap* wrap, bool flat = false, bool cut = false) {
+    auto retry = [&](LatticeFit&& changed, const LineEnds* ends, const char* what, const CylinderWrap* wrap, Changed how = Changed::lattice) {
       Candidate ext;
-      ext.cutToLines = cut;
+      ext.cutToLines = how == Changed::cut;
       if (wrap) ext.mapper.useCylinder(*wrap);
-      if (flat) ext.mapper.keepFlatOverStrays();
+      if (how == Changed::flat) ext.mapper.keepFlatOverStrays();
       ext.fit = std::move(changed);
       ext.ctx = cand.ctx;
       ext.ctx.mapper = &ext.mapper;
@@ -2582,7 +2587,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       // A flat print whose map took local fits only for a few stray dots (text strokes' peaks
       // beside a pack symbol): read again through the homography (GridMapper::bentByStrays).
       if (got == 0 && cand.mapper.bentByStrays() && Clock::now() < deadline)
-        got = retry(LatticeFit(cand.fit), nullptr, "mapped by its homography", nullptr, true);
+        got = retry(LatticeFit(cand.fit), nullptr, "mapped by its homography", nullptr, Changed::flat);
       // A lattice grown from a symbol into the text beside it or a glare patch: its DotCode
       // lines alone, mapped by their own dots, which the reach of a short wide lattice then
       // follows to the symbol's ends. (Not for live frames, whose empty ones pay only the fast
@@ -2590,7 +2595,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       // 400 pack renders, but its extensions ran on into glare and put corners 20-25 px off.)
       if (got == 0 && options.tryHarder && Clock::now() < deadline) {
         LatticeFit cut = cand.fit;
-        if (cutToCodeLines(cand.ctx, cut)) got = retry(std::move(cut), nullptr, "cut to its DotCode lines", nullptr, false, true);
+        if (cutToCodeLines(cand.ctx, cut)) got = retry(std::move(cut), nullptr, "cut to its DotCode lines", nullptr, Changed::cut);
       }
     }
     // One part of a symbol that a washed-out band or a crease split, the other part an earlier
