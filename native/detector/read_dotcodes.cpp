@@ -313,8 +313,14 @@ std::vector<Extent> longerWindows(const Extent& e) {
 // Whether a window of extent `e` could be a symbol one codeword longer cut short along its side
 // `alongCols`: its total word count NW is 1 mod 3 (so NW + 1 words keep the same check count, and a
 // Reed-Solomon codeword of NW + 1 words whose last word is 0 is one of NW words), and the size 2
-// or 4 lines longer along that side holds NW + 1 words.
+// or 4 lines longer along that side holds NW + 1 words. Only the lines the dot stream is read in
+// (the side with an odd count: columns of a column-layout symbol, rows of a row-layout one) can be
+// missing from the stream's end: lines cut from the other side shorten every stream line, and the
+// window's stream is then no prefix of the symbol's (of 10,000 zint symbols' windows cut 2 or 4
+// lines short across that side, none decoded; along the stream lines, 10 did). A wrapped symbol's
+// columns close up into erasures past its end on a cylinder, which this check read as glare.
 bool cutShortPossible(const Extent& e, bool alongCols) {
+  if ((alongCols ? e.cols : e.rows) % 2 == 0) return false;
   const SymbolLayout l = layoutFor(e.rows, e.cols);
   if (!l.valid || l.totalWords % 3 != 1) return false;
   for (int grow = 2; grow <= kLongerWindowLines; grow += 2) {

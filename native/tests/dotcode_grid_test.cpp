@@ -272,6 +272,54 @@ TEST("dotcode grid: a symbol read with two quiet-zone lines at its stream's end 
   CHECK_EQ(decodedRight, 0);  // the grid is not the symbol's extent: nothing may be read from it
 }
 
+// The dot stream runs along one side's lines (the columns of a column layout, W odd; the rows of a
+// row layout, H odd) and ends in the last of them. A symbol whose last codeword is 0 is, without
+// its stream's last lines, nearly a symbol one word shorter: that window can decode to a text cut
+// short (the detector guards it, read_dotcodes.cpp cutShortPossible). Lines cut from the other side
+// shorten every stream line instead, so nothing of the symbol's stream order survives in the
+// window: such windows never decode, and the detector does not guard them.
+TEST("dotcode grid: a window cut across a symbol's stream lines never decodes; cut along them, a zero-ended one can") {
+  Rng rng(2026);
+  int zeroEnded = 0, alongDecoded = 0, across = 0;
+  for (int trial = 0; trial < 60000 && zeroEnded < 60; ++trial) {
+    int H, W;
+    const int len = 1 + rng.below(10);
+    randomSize(rng, len, H, W);
+    const BuiltSymbol b = buildSymbol(rng, H, W, len, rng.below(4));
+    REQUIRE(!b.dots.empty());
+    const bool columnLayout = W % 2 == 1;
+    // (r0, c0, rows, cols): a window of the symbol's dots; positions past them read empty
+    auto window = [&](int r0, int c0, int rows, int cols) {
+      dc::DotGrid g;
+      g.rows = rows;
+      g.cols = cols;
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) g.value.push_back(b.dots[static_cast<size_t>(r0 + r) * W + c0 + c]);
+      return dc::decodeDotGrid(transformed(g, trial % 8));
+    };
+    // across the stream lines: 2 or 4 lines off either end of the even side
+    if (trial % 4 == 0)
+      for (int cut = 2; cut <= 4; cut += 2)
+        for (int atStart = 0; atStart < 2; ++atStart) {
+          if ((columnLayout ? H : W) - cut < 5) continue;
+          ++across;
+          const auto s = columnLayout ? window(atStart ? cut : 0, 0, H - cut, W) : window(0, atStart ? cut : 0, H, W - cut);
+          if (s) check::fail(__FILE__, __LINE__, "a window cut across the stream lines decoded: '" + s->bytes + "' for '" + b.text + "'");
+        }
+    if (b.words.back() != 0) continue;
+    // along them: the stream's last two lines left out (a column layout's last columns; a row
+    // layout's first rows, its stream running from the bottom row up)
+    ++zeroEnded;
+    const auto s = columnLayout ? window(0, 0, H, W - 2) : window(2, 0, H - 2, W);
+    alongDecoded += s.has_value();
+  }
+  std::cerr << "  windows cut across the stream lines: " << across << ", none decoded; zero-ended symbols' windows cut along them: "
+            << alongDecoded << " of " << zeroEnded << " decoded\n";
+  CHECK(across >= 5000);
+  CHECK(zeroEnded >= 40);
+  CHECK(alongDecoded >= 1);  // (the hazard the detector's rule guards is real)
+}
+
 // An extent that reaches across the quiet zone to what lies beyond it (text, the edge of a pack's
 // panel, a glare line) holds one to three outer lines, then two or three blank lines, then the
 // symbol. Such grids decoded to a wrong text about once in 25 (an extra data character, or a
