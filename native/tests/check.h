@@ -52,8 +52,9 @@ inline std::string sharedFile(const std::string& relative) {
 // The sanitizer build (tools/fuzz-native.sh, CMake's DOTCODE_SANITIZE) is there to catch memory
 // errors and undefined behaviour, not to measure read rates, and reads each scene ten to fifty
 // times slower: the cases that read many scenes to show a rate read their first round of scenes
-// there (sceneRounds) and leave their absolute rate checks (CHECK_RATE) to the normal build, which
-// npm test runs in full. Checks of the form "read >= tried - k" and every misread check still hold
+// there (sceneRounds), the short wide pack cases three of their six symbol sizes
+// (detector_stages_test.cpp, kShortWideSizes), and leave their absolute rate checks (CHECK_RATE)
+// to the normal build, which npm test runs in full. Checks of the form "read >= tried - k" and every misread check still hold
 // on the first round, which is the same scenes.
 #ifdef DOTCODE_SANITIZED
 inline constexpr bool kSanitized = true;

@@ -582,13 +582,17 @@ namespace {
 // With `gapBelow`, the first `gapBelow` lines below are blank and the random dots lie only below
 // them, over the symbol's width and the `linesAfter` columns past it (a line of text set under the
 // symbol, wider than it). Returns {read, tried}; any other text fails the case.
+// Under the sanitizers only the first three sizes are read (a deconvolving case's scene takes up
+// to 20 s there, and the sanitizer lane was the last of CI's steps to end).
+constexpr int kShortWideSizes = check::kSanitized ? 3 : 6;
 template <class Scene>
 std::pair<int, int> readShortWidePacks(uint32_t seed, int linesBelow, int linesAfter, int rounds, Scene scene, int gapBelow = 0) {
   const int sizes[][2] = {{7, 40}, {8, 45}, {6, 55}, {9, 46}, {7, 58}, {10, 41}};
   auto next = [&seed] { return (seed = seed * 1664525u + 1013904223u) >> 16; };
   int read = 0, tried = 0;
   for (int round = 0; round < check::sceneRounds(rounds); ++round)
-    for (const auto& sz : sizes) {
+    for (int n = 0; n < kShortWideSizes; ++n) {
+      const int* sz = sizes[n];
       const dc::SymbolLayout l = dc::layoutFor(sz[0], sz[1]);
       REQUIRE(l.valid);
       std::vector<int> data{106};
@@ -1522,7 +1526,7 @@ TEST("detector: small light dots on a dark pack panel under a motion streak are 
     return p;
   });
   std::cerr << "  light dots under a motion streak: " << read << " of " << tried << " read\n";
-  CHECK(read >= 4);
+  CHECK(read >= tried - 2);
 }
 
 // The same under a hand's shake that does not run along the symbol's rows: a streak of 1.8
@@ -1543,7 +1547,7 @@ TEST("detector: small light dots under a streak across the symbol's rows are rea
     tried += t;
   }
   std::cerr << "  light dots under a streak across their rows: " << read << " of " << tried << " read\n";
-  REQUIRE(tried == 2 * 6 * check::sceneRounds(2));
+  REQUIRE(tried == 2 * kShortWideSizes * check::sceneRounds(2));
   CHECK_RATE(read >= 13);
 }
 
@@ -1595,8 +1599,8 @@ TEST("detector: small light dots on a dark pack panel out of focus are read (def
     tried += t;
   }
   std::cerr << "  light dots out of focus: " << read << " of " << tried << " read\n";
-  REQUIRE(tried == 18);
-  CHECK(read >= 16);
+  REQUIRE(tried == 3 * kShortWideSizes);
+  CHECK(read >= tried - 2);
 }
 
 namespace {
@@ -1737,7 +1741,7 @@ TEST("detector: a pack's light dots in a large phone photo are read a pyramid le
     return big;
   });
   std::cerr << "  light dots in a 1700 x 1700 photo: " << read << " of " << tried << " read\n";
-  CHECK(read >= 5);
+  CHECK(read >= tried - 1);
 }
 
 TEST("detector stages: every DotCode inks about 5/9 of its lattice positions (lattice evidence bounds)") {
