@@ -1108,14 +1108,14 @@ TEST("detector: small-module symbols wrapped 64-70 degrees round a cylinder are 
 // up, and the column there samples as erased. A window of a size whose word count would allow a
 // symbol one codeword longer was refused against such a line as if glare hid that symbol's end,
 // but only the lines the dot stream is read in (here its rows) can be missing from a stream's end
-// (read_dotcodes.cpp, cutShortPossible). (48 scenes: 43 read before, 45 now; of the three left, one
-// window is refused inside the dotted closing-up columns of both ends, enclosedByDots.)
+// (read_dotcodes.cpp, cutShortPossible). Sizes are picked by the core's own word count
+// (layoutFor). (48 scenes: 42 read without the rule, 44 with it.)
 TEST("detector: row-layout symbols wrapped round a small cylinder are read against the erased column past their end") {
   struct View {
     double module, halfArc, distance;
   };
   const View views[] = {{3.3, 58, 7}, {3.6, 60, 4}, {3.0, 62, 5}, {3.8, 64, 6}};
-  auto words = [](int rows, int cols) { return 1 + (rows * cols / 2 - 2) / 9; };
+  auto words = [](int rows, int cols) { return dc::layoutFor(rows, cols).totalWords; };
   const auto [read, tried] = readSceneSets(
       check::sceneRounds(4), 2, 1, [](int n, size_t first) { return first + n; },
       [&words](const Matrix& mx) {
@@ -1131,7 +1131,7 @@ TEST("detector: row-layout symbols wrapped round a small cylinder are read again
       });
   std::cerr << "  row-layout symbols on small cylinders: " << read << " of " << tried << " read\n";
   REQUIRE(tried >= 10 * check::sceneRounds(4));
-  CHECK_RATE(read >= 45);
+  CHECK_RATE(read >= 44);
 }
 
 // Out of focus on a vial: a Gaussian of a third of a module at the middle is a module or more at
