@@ -21,10 +21,10 @@
 #include <cmath>
 #include <complex>
 #include <cstdlib>
-#include <memory>
 #include <vector>
 
 #include "detector/detector_internal.h"
+#include "detector/plane_pool.h"
 #include "detector/wide_vectors.h"
 
 namespace dc {
@@ -118,12 +118,12 @@ void fft2(std::vector<float>& re, std::vector<float>& im, int nx, int ny, bool i
   const size_t n = re.size();
   // (left uninitialised: the transposes write every value; zeroing the two planes was a sixth of
   // the transform's instructions)
-  const std::unique_ptr<float[]> tre(new float[n]), tim(new float[n]);
-  transpose(re.data(), nx, ny, tre.get());
-  transpose(im.data(), nx, ny, tim.get());
-  fftColumns(tre.get(), tim.get(), ny, nx, twx, inverse);
-  transpose(tre.get(), ny, nx, re.data());
-  transpose(tim.get(), ny, nx, im.data());
+  PooledPlane tre(n), tim(n);
+  transpose(re.data(), nx, ny, tre.data());
+  transpose(im.data(), nx, ny, tim.data());
+  fftColumns(tre.data(), tim.data(), ny, nx, twx, inverse);
+  transpose(tre.data(), ny, nx, re.data());
+  transpose(tim.data(), ny, nx, im.data());
   fftColumns(re.data(), im.data(), nx, ny, twy, inverse);
   if (inverse) {
     const float s = 1.0f / (static_cast<float>(nx) * ny);
@@ -262,7 +262,7 @@ bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
   if (w < 32 || h < 32) return false;
   const int n = pow2AtLeast(std::max(w, h) + static_cast<int>(kMaxLag) + 2);
   // gx in the real plane, gy in the imaginary one
-  std::vector<float> zr(static_cast<size_t>(n) * n, 0.0f), zi(static_cast<size_t>(n) * n, 0.0f);
+  PooledPlane zr(static_cast<size_t>(n) * n, 0.0f), zi(static_cast<size_t>(n) * n, 0.0f);
   for (int y = 1; y + 1 < h; ++y)
     for (int x = 1; x + 1 < w; ++x) {
       zr[static_cast<size_t>(y) * n + x] = 0.5f * (img.at(x + 1, y) - img.at(x - 1, y));
@@ -270,9 +270,10 @@ bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
     }
   // GX and GY from the transform of gx + i gy (both real): GX(k) = (Z(k) + Z*(-k)) / 2,
   // GY(k) = (Z(k) - Z*(-k)) / 2i. Then |GX|^2 + i |GY|^2 and GX* GY back to autocorrelations.
-  fft2(zr, zi, n, n, false);
+  fft2(zr.v, zi.v, n, n, false);
   const size_t total = zr.size();
-  std::vector<float> autoR(total), autoI(total), crossR(total), crossI(total);
+  std::vector<float> autoR(total), autoI(total), crossR(total);
+  PooledPlane crossI(total);
   for (int ky = 0; ky < n; ++ky)
     for (int kx = 0; kx < n; ++kx) {
       const size_t k = static_cast<size_t>(ky) * n + kx, m = static_cast<size_t>((n - ky) & (n - 1)) * n + ((n - kx) & (n - 1));
@@ -286,7 +287,7 @@ bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
       crossI[k] = xr * yi - xi * yr;
     }
   fft2(autoR, autoI, n, n, true);
-  fft2(crossR, crossI, n, n, true);
+  fft2(crossR, crossI.v, n, n, true);
   out.n = n;
   out.maxLag = std::min(kMaxLag, 0.3f * std::min(w, h));
   out.axx = std::move(autoR);
@@ -391,7 +392,7 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
   const int nx = side(W), ny = side(H);
   // the region, its border replicated into the padding (no step at the edges to ring), in the
   // real part; the kernel, centred on (0, 0), in the imaginary part: one transform for both
-  std::vector<float> zr(static_cast<size_t>(nx) * ny), zi(static_cast<size_t>(nx) * ny, 0.0f);
+  PooledPlane zr(static_cast<size_t>(nx) * ny), zi(static_cast<size_t>(nx) * ny, 0.0f);
   double mean = 0;
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) mean += img.at(x, y);
@@ -443,11 +444,11 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
       }
   }
   const float norm = static_cast<float>(1 / sum);
-  fft2(zr, zi, nx, ny, false);
+  fft2(zr.v, zi.v, nx, ny, false);
   // Wiener: F = G conj(K) / (|K|^2 + regularisation), with G and K split out of Z as in
   // estimateBlur (the image real, the kernel imaginary); F is the transform of a real image, so
   // only its real part comes back
-  std::vector<float> fr(zr.size()), fi(zr.size());
+  PooledPlane fr(zr.size()), fi(zr.size());
   for (int ky = 0; ky < ny; ++ky)
     for (int kx = 0; kx < nx; ++kx) {
       const size_t k = static_cast<size_t>(ky) * nx + kx, m = static_cast<size_t>((ny - ky) & (ny - 1)) * nx + ((nx - kx) & (nx - 1));
@@ -458,7 +459,7 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
       fr[k] = (gr * kr + gi * ki) / den;
       fi[k] = (gi * kr - gr * ki) / den;
     }
-  fft2(fr, fi, nx, ny, true);
+  fft2(fr.v, fi.v, nx, ny, true);
   buf.resize(static_cast<size_t>(W) * H);
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) {

@@ -14,6 +14,7 @@
 #include "detector/debug_log.h"
 #include "detector/detector_internal.h"
 #include "detector/grid_candidates.h"
+#include "detector/plane_pool.h"
 #include "detector/dotcode_reader.h"
 #include "detector/work_clock.h"
 #include "dotcode/grid_orientation.h"
@@ -2944,6 +2945,7 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
 }  // namespace
 
 std::vector<ReadResult> readDotCodes(const GreyImage& image, const ReadOptions& options) {
+  const det::PlanePoolScope planes;
   std::optional<det::ImageBlurCues> cues;
   std::vector<std::string> refused;
   ReadOptions shared = options;
