@@ -554,8 +554,10 @@ int eraseGlintLines(const SampleContext& ctx, const LatticeFit& lattice, bool al
     }
     uint16_t* c = &count[static_cast<size_t>(si) * nu];
     for (int j = 0; j < nv; ++j) {
-      const uint8_t* row = &lit[static_cast<size_t>(j) * nu + shift[j]];
-      for (int i = lo; i < hi; ++i) c[i] += row[i];
+      // (the row's start, then offset inside [lo, hi): a pointer shifted before the plane is UB)
+      const uint8_t* row = &lit[static_cast<size_t>(j) * nu];
+      const int sj = shift[j];
+      for (int i = lo; i < hi; ++i) c[i] += row[i + sj];
     }
     for (int i = 0; i < nu; ++i)
       if (i < lo || i >= hi) c[i] = 0;

@@ -488,7 +488,8 @@ TEST("detector: the harder passes skip regions inside a dotted texture the fast 
 // light dots then stand a few grey levels above the panel, under the passes' floors; the
 // stretched re-read (stretch_contrast.cpp) must read them as the scenes at full range read.
 TEST("detector: small light dots on a dark panel of an underexposed or low-contrast photo are read") {
-  for (const auto& [gain, offset] : {std::pair<double, double>{0.3, 0}, std::pair<double, double>{0.4, 80}}) {
+  for (const auto& level : {std::pair<double, double>{0.3, 0}, std::pair<double, double>{0.4, 80}}) {
+    const double gain = level.first, offset = level.second;  // (clang captures no structured bindings)
     const auto [read, tried] = readScenes(
         0, 7, [](const Matrix& mx) { return mx.rows * mx.cols <= 1200; },
         [gain, offset](const Matrix& mx, int tried) {
@@ -677,7 +678,9 @@ PackScene withFaintEnd(PackScene p, const Matrix& mx, double module, double angl
 // washes out six end lines (a third of their contrast left), their middling values, far from any
 // lattice dot, are erasures rather than guessed empties (0 of 6 read before, 5 after).
 TEST("detector: a short wide symbol whose last lines are faint is read to its end") {
-  for (const auto& [lines, kept] : {std::pair<int, double>{1, 0.33}, std::pair<int, double>{2, 0.55}, std::pair<int, double>{6, 0.3}}) {
+  for (const auto& end : {std::pair<int, double>{1, 0.33}, std::pair<int, double>{2, 0.55}, std::pair<int, double>{6, 0.3}}) {
+    const int lines = end.first;
+    const double kept = end.second;  // (clang captures no structured bindings)
     const auto [read, tried] = readShortWidePacks(77, 0, 0, 1, [lines, kept](const Matrix& mx, int k) {
       const double angle = 13.0 + 37.0 * k;
       return withFaintEnd(packScene(mx, 3.0, angle), mx, 3.0, angle, lines, kept);
