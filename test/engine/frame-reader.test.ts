@@ -18,6 +18,9 @@ const FIRST_SEED = 1001;
 const SWEEPS = 10;
 /** Recorded 2026-11-23 on these seeds (bench/RESULTS.md "Video sequences"): 10 of 10. */
 const SWEEP_FLOOR = 9;
+/** The sweeps whose frames are also read one by one, to show that single frames mostly fail (half
+ * of the test's time went to those reads; bench/sequences.ts reads every frame of its 100). */
+const SWEEPS_READ_SINGLY = 4;
 
 function frameOf(s: { grey: Uint8Array; width: number; height: number }) {
   return { data: s.grey, width: s.width, height: s.height, channels: 1 as const };
@@ -29,18 +32,19 @@ describe('engine: FrameReader (video fusion)', function () {
 
   it('reads the glare-sweep sequences that single frames mostly do not, by their last frame, without a misread', async () => {
     let read = 0;
-    let frames = 0;
+    let framesReadSingly = 0;
     let single = 0;
     let fused = 0;
     for (let seed = FIRST_SEED; seed < FIRST_SEED + SWEEPS; seed++) {
-      const o = await runSequence(renderSequence('sweep', seed));
+      const singleReads = seed < FIRST_SEED + SWEEPS_READ_SINGLY;
+      const o = await runSequence(renderSequence('sweep', seed), { singleReads });
       assert.deepStrictEqual(o.misreads, [], o.name);
       if (o.fusedRead) read++;
-      frames += o.frames;
+      if (singleReads) framesReadSingly += o.frames;
       single += o.singleReads;
       fused += o.fusedReports;
     }
-    assert.ok(single <= frames / 2, `single frames read ${single} of ${frames}: the sequences are meant to be hard`);
+    assert.ok(single <= framesReadSingly / 2, `single frames read ${single} of ${framesReadSingly}: the sequences are meant to be hard`);
     assert.ok(fused > 0, 'no read came from fused frames');
     assert.ok(read >= SWEEP_FLOOR, `read ${read} of ${SWEEPS} sequences (floor ${SWEEP_FLOOR})`);
   });
