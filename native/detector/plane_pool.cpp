@@ -7,7 +7,7 @@ namespace det {
 namespace {
 
 // At most this many planes are kept: the most a read holds at once is the gradient correlation's
-// six and the transform's two.
+// three pooled planes and the transform's two.
 constexpr size_t kMaxKept = 12;
 
 struct Pool {
@@ -20,6 +20,26 @@ Pool& pool() {
   return p;
 }
 
+// The index of the smallest kept plane of at least `n` values' capacity, or kept.size().
+size_t smallestHolding(const Pool& p, size_t n) {
+  size_t best = p.kept.size();
+  for (size_t i = 0; i < p.kept.size(); ++i)
+    if (p.kept[i].capacity() >= n && (best == p.kept.size() || p.kept[i].capacity() < p.kept[best].capacity())) best = i;
+  return best;
+}
+
+// The smallest kept plane that holds n values, out of the pool (so a large plane stays for a
+// large request); empty when none does.
+std::vector<float> takeKept(size_t n) {
+  Pool& p = pool();
+  const size_t best = smallestHolding(p, n);
+  if (best == p.kept.size()) return {};
+  std::vector<float> plane = std::move(p.kept[best]);
+  p.kept[best] = std::move(p.kept.back());
+  p.kept.pop_back();
+  return plane;
+}
+
 }  // namespace
 
 PlanePoolScope::PlanePoolScope() { ++pool().depth; }
@@ -30,16 +50,14 @@ PlanePoolScope::~PlanePoolScope() {
 }
 
 std::vector<float> takePlane(size_t n) {
-  Pool& p = pool();
-  // the smallest kept plane that holds n values (so a large plane stays for a large request)
-  size_t best = p.kept.size();
-  for (size_t i = 0; i < p.kept.size(); ++i)
-    if (p.kept[i].capacity() >= n && (best == p.kept.size() || p.kept[i].capacity() < p.kept[best].capacity())) best = i;
-  if (best == p.kept.size()) return std::vector<float>(n);
-  std::vector<float> plane = std::move(p.kept[best]);
-  p.kept[best] = std::move(p.kept.back());
-  p.kept.pop_back();
+  std::vector<float> plane = takeKept(n);
   plane.resize(n);
+  return plane;
+}
+
+std::vector<float> takePlane(size_t n, float fill) {
+  std::vector<float> plane = takeKept(n);
+  plane.assign(n, fill);
   return plane;
 }
 
@@ -51,9 +69,7 @@ void givePlane(std::vector<float>&& plane) {
     return;
   }
   // full: keep the larger of this plane and the smallest kept one
-  size_t smallest = 0;
-  for (size_t i = 1; i < p.kept.size(); ++i)
-    if (p.kept[i].capacity() < p.kept[smallest].capacity()) smallest = i;
+  const size_t smallest = smallestHolding(p, 0);
   if (plane.capacity() > p.kept[smallest].capacity()) p.kept[smallest] = std::move(plane);
 }
 

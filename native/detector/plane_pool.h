@@ -23,6 +23,8 @@ class PlanePoolScope {
 // A plane of `n` floats whose values are unspecified: a kept plane of at least that capacity, or
 // a new one. Outside any scope, always a new one.
 std::vector<float> takePlane(size_t n);
+// The same, every value `fill` (one pass over the plane, new or kept).
+std::vector<float> takePlane(size_t n, float fill);
 // Back to the thread's planes (inside a scope), else freed.
 void givePlane(std::vector<float>&& plane);
 
@@ -30,7 +32,7 @@ void givePlane(std::vector<float>&& plane);
 struct PooledPlane {
   std::vector<float> v;
   explicit PooledPlane(size_t n) : v(takePlane(n)) {}
-  PooledPlane(size_t n, float fill) : v(takePlane(n)) { v.assign(n, fill); }
+  PooledPlane(size_t n, float fill) : v(takePlane(n, fill)) {}
   ~PooledPlane() { givePlane(std::move(v)); }
   PooledPlane(const PooledPlane&) = delete;
   PooledPlane& operator=(const PooledPlane&) = delete;

@@ -695,6 +695,9 @@ namespace {
 // codeword is 0, filled with data to its last data word. Without that word the codeword array is
 // still a Reed-Solomon codeword, of the symbol two columns narrower (the same check count), whose
 // text lacks the last character: a window that stops two columns short of such a symbol decodes.
+// The zero-ended symbols' cases read three of their six sizes under the sanitizers (check.h).
+constexpr int kZeroEndedSizes = check::kSanitized ? 3 : 6;
+
 Matrix zeroEndedSymbol(int rows, int cols, uint32_t& seed, std::string& text) {
   auto next = [&seed] { return (seed = seed * 1664525u + 1013904223u) >> 16; };
   const dc::SymbolLayout l = dc::layoutFor(rows, cols);
@@ -751,7 +754,7 @@ TEST("detector: a symbol whose last codeword is 0 is never read as its text cut 
         readScene(seed, sz, lines, kept, 11.0 + 29.0 * tried);
   }
   uint32_t seed = 5;
-  for (int i = 0; i < (check::kSanitized ? 3 : 6); ++i) readScene(seed, sizes[i], 2, 0.45, 11.0 + 29.0 * i);
+  for (int i = 0; i < kZeroEndedSizes; ++i) readScene(seed, sizes[i], 2, 0.45, 11.0 + 29.0 * i);
   std::cerr << "  zero-ended symbols: " << read << " of " << tried << " read, none cut short\n";
   // A read refused as given is refused on every copy of the image (ReadOptions::refusedTexts):
   // without that, the upsampled copy's sweep read one of the 6 x 67 symbols cut short, and the
@@ -2126,9 +2129,9 @@ TEST("detector: a symbol whose last codeword is 0, at the image's edge, is never
   uint32_t seed = 5;
   const std::vector<std::pair<int, double>> ends =
       check::kSanitized ? std::vector<std::pair<int, double>>{{2, 0.45}} : std::vector<std::pair<int, double>>{{2, 0.45}, {2, 0.6}, {3, 0.5}};
-  for (int n = 0; n < (check::kSanitized ? 3 : 6); ++n)  // (check.h: three sizes under the sanitizers)
+  for (int n = 0; n < kZeroEndedSizes; ++n) {
+    const int* sz = sizes[n];
     for (const auto& [lines, kept] : ends) {
-      const int* sz = sizes[n];
       std::string text;
       const Matrix mx = zeroEndedSymbol(sz[0], sz[1], seed, text);
       for (double margin : {1.5, 2.5}) {
@@ -2136,6 +2139,7 @@ TEST("detector: a symbol whose last codeword is 0, at the image's edge, is never
         ++tried;
       }
     }
+  }
   std::cerr << "  zero-ended symbols at the image's edge: " << read << " of " << tried << " read, " << misreads << " cut short\n";
   CHECK_EQ(misreads, 0);
 }

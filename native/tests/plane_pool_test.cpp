@@ -1,8 +1,6 @@
 // Float planes reused while a read lasts (detector/plane_pool.h): a plane given back inside a scope
 // comes back for the next request it can hold, and the deconvolution gives the same values whatever
 // a reused plane held before.
-#include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
