@@ -1958,7 +1958,7 @@ void planarFft2(std::vector<std::complex<float>>& a, int nx, int ny, bool invers
 TEST("detector stages: the 2-D FFT gives the interleaved transform's values bit for bit, and the DFT's") {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> val(-128.0f, 128.0f);
-  for (const auto& size : std::vector<std::pair<int, int>>{{2, 2}, {8, 4}, {4, 16}, {16, 16}, {64, 32}, {128, 128}, {256, 64}})
+  for (const auto& size : std::vector<std::pair<int, int>>{{2, 2}, {8, 4}, {4, 16}, {16, 16}, {64, 32}, {128, 128}, {256, 64}, {512, 512}, {1024, 64}, {32, 2048}})
     for (bool inverse : {false, true}) {
       const int nx = size.first, ny = size.second;
       std::vector<std::complex<float>> a(static_cast<size_t>(nx) * ny);
