@@ -299,6 +299,25 @@ struct GradientCorrelation {
   float atZero(float c, float s) const { return c * c * axx[0] + 2 * c * s * axy[0] + s * s * ayy[0]; }
 };
 
+// One row of correlateGradient's spectra: |GX|^2, |GY|^2 and GX* GY from the transform Z of
+// gx + i gy, z its row ky and mirror its row -ky (column -kx: nx - kx, and 0 for 0), read backwards
+// so the loop vectorises (as deblurRegion's Wiener filter).
+DC_WIDE_VECTORS void gradientSpectraRow(const float* zr, const float* zi, const float* mirrorR, const float* mirrorI, int n,
+                                        float* __restrict autoR, float* __restrict autoI, float* __restrict crossR, float* __restrict crossI) {
+  auto one = [&](int kx, float br, float bi) {  // a = Z(k), b = Z*(-k)
+    const float ar = zr[kx], ai = zi[kx];
+    // gx = (a + b) / 2, gy = (a - b) / 2i
+    const float xr = 0.5f * (ar + br), xi = 0.5f * (ai + bi);
+    const float yr = 0.5f * (ai - bi), yi = -0.5f * (ar - br);
+    autoR[kx] = xr * xr + xi * xi;
+    autoI[kx] = yr * yr + yi * yi;
+    crossR[kx] = xr * yr + xi * yi;
+    crossI[kx] = xr * yi - xi * yr;
+  };
+  one(0, mirrorR[0], -mirrorI[0]);
+  for (int kx = 1; kx < n; ++kx) one(kx, mirrorR[n - kx], -mirrorI[n - kx]);
+}
+
 bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
   const int w = img.width, h = img.height;
   if (w < 32 || h < 32) return false;
@@ -316,18 +335,10 @@ bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
   const size_t total = zr.size();
   std::vector<float> autoR(total), autoI(total), crossR(total);
   PooledPlane crossI(total);
-  for (int ky = 0; ky < n; ++ky)
-    for (int kx = 0; kx < n; ++kx) {
-      const size_t k = static_cast<size_t>(ky) * n + kx, m = static_cast<size_t>((n - ky) & (n - 1)) * n + ((n - kx) & (n - 1));
-      const float ar = zr[k], ai = zi[k], br = zr[m], bi = -zi[m];  // a = Z(k), b = Z*(-k)
-      // gx = (a + b) / 2, gy = (a - b) / 2i
-      const float xr = 0.5f * (ar + br), xi = 0.5f * (ai + bi);
-      const float yr = 0.5f * (ai - bi), yi = -0.5f * (ar - br);
-      autoR[k] = xr * xr + xi * xi;
-      autoI[k] = yr * yr + yi * yi;
-      crossR[k] = xr * yr + xi * yi;
-      crossI[k] = xr * yi - xi * yr;
-    }
+  for (int ky = 0; ky < n; ++ky) {
+    const size_t k = static_cast<size_t>(ky) * n, m = static_cast<size_t>((n - ky) & (n - 1)) * n;
+    gradientSpectraRow(&zr[k], &zi[k], &zr[m], &zi[m], n, &autoR[k], &autoI[k], &crossR[k], &crossI[k]);
+  }
   fft2(autoR, autoI, n, n, true);
   fft2(crossR, crossI.v, n, n, true);
   out.n = n;
@@ -422,6 +433,33 @@ bool estimateImageStreak(const GreyImage& img, float weakAngle, BlurEstimate& ou
   return estimateSharedStreak(regions, weakAngle, out);
 }
 
+// The sum of an image's grey levels, in integers (exact, as the double sum it replaces was: every
+// partial sum of 8-bit values is an integer far below 2^53), so the loop vectorises.
+DC_WIDE_VECTORS uint64_t greySum(const GreyImage& img) {
+  uint64_t sum = 0;
+  for (int y = 0; y < img.height; ++y) {
+    const uint8_t* row = img.data + static_cast<size_t>(y) * img.stride;
+    uint32_t rowSum = 0;  // (at most 255 x 16.8M: a row is never that long)
+    for (int x = 0; x < img.width; ++x) rowSum += row[x];
+    sum += rowSum;
+  }
+  return sum;
+}
+
+// A row of deblurRegion's input: each grey level less the region's mean.
+DC_WIDE_VECTORS void centredRow(const uint8_t* __restrict grey, int n, double mean, float* __restrict out) {
+  for (int x = 0; x < n; ++x) out[x] = static_cast<float>(grey[x] - mean);
+}
+
+// A row of deblurRegion's output: the deconvolved values, the mean added back, rounded and
+// clamped to 0..255.
+DC_WIDE_VECTORS void greyRow(const float* __restrict deconvolved, int n, float mean, uint8_t* __restrict out) {
+  for (int x = 0; x < n; ++x) {
+    const float v = deconvolved[x] + mean;
+    out[x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
+  }
+}
+
 // One row of deblurRegion's Wiener filter, F = G conj(K) / (|K|^2 + regularisation), G and K split
 // out of the transform Z of the image (real) plus i times the kernel: z, row ky of Z; mirror, row
 // -ky, whose column -kx (nx - kx, and 0 for 0) holds Z(-k). Reading the mirror row backwards lets
@@ -454,17 +492,18 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
   // the region, its border replicated into the padding (no step at the edges to ring), in the
   // real part; the kernel, centred on (0, 0), in the imaginary part: one transform for both
   PooledPlane zr(static_cast<size_t>(nx) * ny), zi(static_cast<size_t>(nx) * ny, 0.0f);
-  double mean = 0;
-  for (int y = 0; y < H; ++y)
-    for (int x = 0; x < W; ++x) mean += img.at(x, y);
-  mean /= static_cast<double>(W) * H;
+  const double mean = static_cast<double>(greySum(img)) / (static_cast<double>(W) * H);
+  // padding rows/columns past the far edge continue from the near edge of the wrap-around
   for (int y = 0; y < ny; ++y) {
-    // padding rows/columns past the far edge continue from the near edge of the wrap-around
-    const int yy = y < H ? y : (y < H + (ny - H) / 2 ? H - 1 : 0);
-    for (int x = 0; x < nx; ++x) {
-      const int xx = x < W ? x : (x < W + (nx - W) / 2 ? W - 1 : 0);
-      zr[static_cast<size_t>(y) * nx + x] = static_cast<float>(img.at(xx, yy) - mean);
+    float* row = &zr[static_cast<size_t>(y) * nx];
+    if (y >= H) {
+      const float* from = &zr[static_cast<size_t>(y < H + (ny - H) / 2 ? H - 1 : 0) * nx];
+      std::copy(from, from + nx, row);
+      continue;
     }
+    centredRow(img.data + static_cast<size_t>(y) * img.stride, W, mean, row);
+    std::fill(row + W, row + W + (nx - W) / 2, row[W - 1]);
+    std::fill(row + W + (nx - W) / 2, row + nx, row[0]);
   }
   double sum = 0;
   auto addTap = [&](int dx, int dy, float v) {
@@ -516,11 +555,7 @@ void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regulari
   }
   fft2(fr.v, fi.v, nx, ny, true);
   buf.resize(static_cast<size_t>(W) * H);
-  for (int y = 0; y < H; ++y)
-    for (int x = 0; x < W; ++x) {
-      const float v = fr[static_cast<size_t>(y) * nx + x] + static_cast<float>(mean);
-      buf[static_cast<size_t>(y) * W + x] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v + 0.5f)));
-    }
+  for (int y = 0; y < H; ++y) greyRow(&fr[static_cast<size_t>(y) * nx], W, static_cast<float>(mean), &buf[static_cast<size_t>(y) * W]);
   out = GreyImage::packed(buf.data(), W, H);
 }
 
