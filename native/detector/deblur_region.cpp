@@ -44,10 +44,10 @@ std::vector<Cf> twiddles(int n) {
   return tw;
 }
 
-// One radix-2 butterfly on a value of every column: u, v <- u + w v, u - w v.
 struct Twiddle {
   float r, i;
 };
+// One radix-2 butterfly on a value of every column: u, v <- u + w v, u - w v.
 inline void butterfly(float& ur, float& ui, float& vr, float& vi, Twiddle w) {
   const float a = vr, b = vi, c = ur, d = ui;
   const float tr = a * w.r - b * w.i, ti = a * w.i + b * w.r;
@@ -299,12 +299,20 @@ struct GradientCorrelation {
   float atZero(float c, float s) const { return c * c * axx[0] + 2 * c * s * axy[0] + s * s * ayy[0]; }
 };
 
+// Calls f(kx, br, bi) for each column of a row of a transform Z with b = Z*(-k): the mirror row
+// (row -ky) read at column 0, then backwards (column -kx is n - kx), its imaginary part negated.
+// Read that way, not through a masked index per value, the callers' loops vectorise.
+template <class F>
+[[gnu::always_inline]] inline void withMirror(const float* mirrorR, const float* mirrorI, int n, F&& f) {
+  f(0, mirrorR[0], -mirrorI[0]);
+  for (int kx = 1; kx < n; ++kx) f(kx, mirrorR[n - kx], -mirrorI[n - kx]);
+}
+
 // One row of correlateGradient's spectra: |GX|^2, |GY|^2 and GX* GY from the transform Z of
-// gx + i gy, z its row ky and mirror its row -ky (column -kx: nx - kx, and 0 for 0), read backwards
-// so the loop vectorises (as deblurRegion's Wiener filter).
+// gx + i gy; z its row ky, mirror its row -ky (withMirror).
 DC_WIDE_VECTORS void gradientSpectraRow(const float* zr, const float* zi, const float* mirrorR, const float* mirrorI, int n,
                                         float* __restrict autoR, float* __restrict autoI, float* __restrict crossR, float* __restrict crossI) {
-  auto one = [&](int kx, float br, float bi) {  // a = Z(k), b = Z*(-k)
+  withMirror(mirrorR, mirrorI, n, [&](int kx, float br, float bi) {  // a = Z(k), b = Z*(-k)
     const float ar = zr[kx], ai = zi[kx];
     // gx = (a + b) / 2, gy = (a - b) / 2i
     const float xr = 0.5f * (ar + br), xi = 0.5f * (ai + bi);
@@ -313,9 +321,7 @@ DC_WIDE_VECTORS void gradientSpectraRow(const float* zr, const float* zi, const 
     autoI[kx] = yr * yr + yi * yi;
     crossR[kx] = xr * yr + xi * yi;
     crossI[kx] = xr * yi - xi * yr;
-  };
-  one(0, mirrorR[0], -mirrorI[0]);
-  for (int kx = 1; kx < n; ++kx) one(kx, mirrorR[n - kx], -mirrorI[n - kx]);
+  });
 }
 
 bool correlateGradient(const GreyImage& img, GradientCorrelation& out) {
@@ -462,21 +468,18 @@ DC_WIDE_VECTORS void greyRow(const float* __restrict deconvolved, int n, float m
 
 // One row of deblurRegion's Wiener filter, F = G conj(K) / (|K|^2 + regularisation), G and K split
 // out of the transform Z of the image (real) plus i times the kernel: z, row ky of Z; mirror, row
-// -ky, whose column -kx (nx - kx, and 0 for 0) holds Z(-k). Reading the mirror row backwards lets
-// the compiler vectorise the loop, its divisions included (one at a time they were most of the
+// -ky (withMirror). Vectorised, its divisions included (one at a time they were most of the
 // filter's time); the same operations on each value, so the same values.
 DC_WIDE_VECTORS void wienerRow(const float* zr, const float* zi, const float* mirrorR, const float* mirrorI, float* __restrict fr, float* __restrict fi,
                                int nx, float norm, float regularisation) {
-  auto one = [&](int kx, float br, float bi) {  // (b = Z*(-k): bi is the mirror's negated)
+  withMirror(mirrorR, mirrorI, nx, [&](int kx, float br, float bi) {  // a = Z(k), b = Z*(-k)
     const float ar = zr[kx], ai = zi[kx];
     const float gr = 0.5f * (ar + br), gi = 0.5f * (ai + bi);
     const float kr = norm * 0.5f * (ai - bi), ki = -norm * 0.5f * (ar - br);
     const float den = kr * kr + ki * ki + regularisation;
     fr[kx] = (gr * kr + gi * ki) / den;
     fi[kx] = (gi * kr - gr * ki) / den;
-  };
-  one(0, mirrorR[0], -mirrorI[0]);
-  for (int kx = 1; kx < nx; ++kx) one(kx, mirrorR[nx - kx], -mirrorI[nx - kx]);
+  });
 }
 
 void deblurRegion(const GreyImage& img, const BlurEstimate& blur, float regularisation, std::vector<uint8_t>& buf,
