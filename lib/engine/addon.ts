@@ -70,10 +70,20 @@ export interface NativeTraceHypothesis {
   outcome: string;
 }
 
+/** One read of a large photo's window (detector_trace.h TraceWindow), in the order read. */
+export interface NativeTraceWindow {
+  region: { x0: number; y0: number; x1: number; y1: number };
+  /** The second sweep (the deconvolving stages); false: the first stages. */
+  deconvolving: boolean;
+  /** Symbols this read found (overlapping windows may both hold one). */
+  read: number;
+}
+
 export interface NativeInspection {
   results: NativeInspectRead[];
   passes: NativeTracePass[];
   hypotheses: NativeTraceHypothesis[];
+  windows: NativeTraceWindow[];
 }
 
 /** What decodeGrid answers: one decoded symbol with its error-correction figures. */

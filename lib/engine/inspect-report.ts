@@ -4,7 +4,7 @@
 import { toSymbol } from './dotcode';
 import type { NativeInspection, NativeTraceHypothesis } from './addon';
 import type {
-  InspectHypothesis, InspectLattice, InspectPass, InspectRead, InspectReport, InspectStage,
+  InspectHypothesis, InspectLattice, InspectPass, InspectRead, InspectReport, InspectStage, InspectWindow,
 } from './types';
 
 /**
@@ -127,10 +127,13 @@ export function buildReport(trace: NativeInspection, width: number, height: numb
     erasures_corrected: r.erasuresCorrected,
     ec_budget: r.ecBudget,
   }));
+  const windows: InspectWindow[] = trace.windows.map((w, i) => ({
+    id: i + 1, region: { ...w.region }, stages: w.deconvolving ? 'deconvolving' : 'first', read: w.read,
+  }));
   const { stage, verdict } = judge(passes, hypotheses, results);
   return {
     ok: results.length > 0, error: null, stage, verdict, image: { width, height },
-    passes, hypotheses, results, out: null, files: [],
+    passes, hypotheses, windows, results, out: null, files: [],
   };
 }
 
@@ -138,7 +141,7 @@ export function buildReport(trace: NativeInspection, width: number, height: numb
 export function failedReport(error: string, why = 'the image could not be loaded'): InspectReport {
   return {
     ok: false, error, stage: 'error', verdict: `not inspected: ${why} (${error})`,
-    image: null, passes: [], hypotheses: [], results: [], out: null, files: [],
+    image: null, passes: [], hypotheses: [], windows: [], results: [], out: null, files: [],
   };
 }
 
@@ -249,6 +252,14 @@ export function reportText(report: InspectReport, source: string): string {
   for (const h of report.hypotheses) {
     const file = h.file ? ` -> ${h.file}` : '';
     lines.push(`  grid ${h.id} ${h.rows}x${h.cols} from lattice ${h.lattice} (pass ${h.pass}): ${h.erasures} erasures, ${h.outcome}${file}`);
+  }
+  if (report.windows.length) {
+    lines.push('', 'windows (the photo read again in windows after its whole read found nothing: every window\'s first stages, ' +
+      'then the deconvolving stages of those that read nothing; not traced pass by pass)');
+    for (const w of report.windows) {
+      const r = w.region;
+      lines.push(`  window ${w.id} ${r.x0},${r.y0}-${r.x1},${r.y1}: ${w.stages} stages, ${w.read ? `${w.read} symbol${w.read === 1 ? '' : 's'} read` : 'nothing read'}`);
+    }
   }
   lines.push('', 'results');
   if (!report.results.length) lines.push('  none');

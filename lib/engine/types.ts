@@ -90,6 +90,13 @@ export interface InspectReport {
   passes: InspectPass[];
   /** The grids handed to the decoder, in the order tried. */
   hypotheses: InspectHypothesis[];
+  /**
+   * A large photo (over 1.5 times 1920 x 1080 pixels) whose whole read found nothing is read again
+   * in overlapping windows, the middle ones first: every window's first stages, then the
+   * deconvolving stages of those that read nothing. Each read of a window in the order it ran;
+   * windows the time budget did not reach are missing. Empty for smaller images.
+   */
+  windows: InspectWindow[];
   results: InspectRead[];
   /** The folder written, or null without `out`. */
   out: string | null;
@@ -110,6 +117,16 @@ export interface InspectPass {
   /** Dots in each cluster, cluster 1 first. */
   clusters: number[];
   lattices: InspectLattice[];
+}
+
+export interface InspectWindow {
+  /** Numbered in the order read; a window read in both sweeps has two entries. */
+  id: number;
+  /** The window, in image pixels (x1, y1 exclusive). */
+  region: { x0: number; y0: number; x1: number; y1: number };
+  stages: 'first' | 'deconvolving';
+  /** Symbols this read found (overlapping windows may both hold one; the windows' passes are not traced one by one). */
+  read: number;
 }
 
 export interface InspectLattice {

@@ -37,6 +37,7 @@ export interface WireTrace {
     lattices: { cluster: number; outcome: string; dots: Float32Array; row: Int32Array; col: Int32Array; rows: number; cols: number; pitch: number }[];
   }[];
   hypotheses: { pass: number; lattice: number; rows: number; cols: number; values: Float32Array; corners: WirePoint[]; outcome: string }[];
+  windows: { region: { x0: number; y0: number; x1: number; y1: number }; deconvolving: boolean; read: number }[];
 }
 
 export type MakeBytes = (copy: Uint8Array) => Uint8Array;
@@ -152,6 +153,10 @@ export class WireReader {
         values: this.f32s(), corners: this.corners(), outcome: this.str(),
       });
     }
-    return { passes, hypotheses };
+    const windows: WireTrace['windows'] = [];
+    for (let n = this.u32(); n > 0; n--) {
+      windows.push({ region: { x0: this.i32(), y0: this.i32(), x1: this.i32(), y1: this.i32() }, deconvolving: this.bool(), read: this.i32() });
+    }
+    return { passes, hypotheses, windows };
   }
 }

@@ -270,6 +270,21 @@ Napi::Object traceToJs(Napi::Env env, const dc::DetectorTrace& t) {
     hyps.Set(static_cast<uint32_t>(i), ho);
   }
   o.Set("hypotheses", hyps);
+  Napi::Array windows = Napi::Array::New(env, t.windows.size());
+  for (size_t i = 0; i < t.windows.size(); ++i) {
+    const dc::TraceWindow& w = t.windows[i];
+    Napi::Object wo = Napi::Object::New(env);
+    Napi::Object region = Napi::Object::New(env);
+    region.Set("x0", w.x0);
+    region.Set("y0", w.y0);
+    region.Set("x1", w.x1);
+    region.Set("y1", w.y1);
+    wo.Set("region", region);
+    wo.Set("deconvolving", Napi::Boolean::New(env, w.deconvolving));
+    wo.Set("read", w.read);
+    windows.Set(static_cast<uint32_t>(i), wo);
+  }
+  o.Set("windows", windows);
   return o;
 }
 

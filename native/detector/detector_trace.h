@@ -43,11 +43,21 @@ struct TraceHypothesis {
   std::string outcome;        // "decoded", "refused"
 };
 
+// One read of a window of a large photo (read again in windows when the whole read nothing), in
+// the order the reads ran: every window's first stages, then the deconvolving stages of those
+// that read nothing. A window the time budget did not reach has no entry.
+struct TraceWindow {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // the window (caller's image)
+  bool deconvolving = false;           // the second sweep (false: the first stages)
+  int read = 0;                        // symbols this read found (overlapping windows may hold the same one)
+};
+
 struct DetectorTrace {
   static constexpr size_t kMaxTraceDots = 50000;
   static constexpr size_t kMaxHypotheses = 400;
   std::vector<TracePass> passes;
   std::vector<TraceHypothesis> hypotheses;
+  std::vector<TraceWindow> windows;
 };
 
 }  // namespace dc

@@ -1264,12 +1264,36 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
   PPROF("   pass end %.2f ms\n", msSince());
 }
 
+// What the first stages of the pass schedule (PassSchedule::kDirect) saw of an image, which the
+// later ones read their regions from: kept between the two sweeps over a large photo's windows
+// (readInWindows).
+struct StagesSeen {
+  PassStats dark, light;       // the fast pass's (dark dots) and the inverted pass's (light dots)
+  std::vector<Rect> focus;     // the harder passes' regions
+  std::vector<float> regionD;  // per focus region: the adaptive pass's typical blob size (0: no cluster)
+  // Lattices that did not read and reach beyond the crop they were found in (a focus region can
+  // hold only part of a symbol): their image box, to be read again whole.
+  std::vector<Rect> spill;
+  struct SoftRegion {
+    Rect region;  // a focus region of the frame
+    BlurEstimate blur;
+  };
+  std::optional<SoftRegion> soft;  // deblurred's region, when its estimate may be a Gaussian's blur
+  std::vector<Rect> fine;          // boxes of light lattices of very small modules (upsampledPeaks)
+  std::vector<Rect> textures;      // boxes of large dotted textures any pass found
+  bool complete = false;           // every first stage ran and none read a symbol
+};
+
 // What readAsGiven is handed: the image as given, or a copy readDotCodes made of it.
 struct ImageCopy {
   bool halveLarge = true;       // a large image is read halved too when nothing read (pass 8)
   bool halveDeblurred = true;   // the deblurred stage may halve a large region (not on an upsampled copy)
   bool softAsGiven = false;     // an upsampled copy of an image whose edges looked soft
   bool darkDeconvolved = true;  // the deconvolving peaks stages read dark dots too (darkDeconvolvedPeaks)
+  // A large photo's window in two sweeps: the first stages only, what they saw kept here ...
+  StagesSeen* pauseAt = nullptr;
+  // ... then, later, the deconvolving stages from what the first ones saw.
+  const StagesSeen* resumeFrom = nullptr;
 };
 
 // The passes in the order they run, each a stage of PassSchedule: the fast pass on the whole
@@ -1279,34 +1303,27 @@ struct ImageCopy {
 template <class F>
 class PassSchedule {
  public:
+  using Stage = void (PassSchedule::*)();
   PassSchedule(const GreyImage& image, const ReadOptions& options, Clock::time_point deadline, const ImageCopy& copy, F& onCandidate)
       : image_(image), options_(options), deadline_(deadline), copy_(copy), onCandidate_(onCandidate) {}
 
   void runAll() {
-    workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
-    run(image_, kFast, identity_, dark_, false);
-    if (found_ || !options_.tryHarder) return;
-    // The harder passes can only find a symbol where the fast pass saw something of it: a
-    // lattice-like cluster it could not read, or a filled component too big for a dot (dots merged
-    // by blur or ink spread; the dark ground around light dots, for the inverted passes). They run
-    // on those regions only (most frames hold no symbol, and whole-frame passes are what an empty
-    // frame would pay), or on the whole frame when the regions cover most of it.
-    wholeSmallImage();
-    focusRegions(dark_.focus, image_.width, image_.height, focus_);
-#ifdef DC_PROF
-    for (const Rect& r : focus_) PPROF("  focus %d,%d-%d,%d\n", r.x0, r.y0, r.x1, r.y1);
-#endif
-    using Stage = void (PassSchedule::*)();
-    static constexpr Stage kHarder[] = {
-        &PassSchedule::inverted,              // light dots on a dark ground (laser-etched, reversed print)
-        &PassSchedule::adaptive,              // dots merged by blur and ink spread, faint prints
-        &PassSchedule::adaptiveInverted,      // the same for light dots, where they looked lattice-like
-        &PassSchedule::spilled,               // lattices cut by their region's border, read whole
-        &PassSchedule::sharpened,             // dots blurred into chains: a high-pass image
-        &PassSchedule::deblurred,             // dots blurred into a smear: the blur estimated and undone
-        &PassSchedule::peaks,                 // small dots that touch or barely stand out (packs)
-        &PassSchedule::upsampled,             // dots of 2-3 px: regions read at twice the size
-        &PassSchedule::upsampledPeaks,        // light dots of under 2.6 px: lattice boxes at twice the size
+    // The harder stages in two parts: those that read the image's own pixels (and the cheap
+    // deconvolution of deblurred), then those that deconvolve every region they read, which cost
+    // as much again and read few of the symbols (a large photo's windows run the first part on every
+    // window before the second on any: readInWindows).
+    static constexpr Stage kDirect[] = {
+        &PassSchedule::inverted,          // light dots on a dark ground (laser-etched, reversed print)
+        &PassSchedule::adaptive,          // dots merged by blur and ink spread, faint prints
+        &PassSchedule::adaptiveInverted,  // the same for light dots, where they looked lattice-like
+        &PassSchedule::spilled,           // lattices cut by their region's border, read whole
+        &PassSchedule::sharpened,         // dots blurred into chains: a high-pass image
+        &PassSchedule::deblurred,         // dots blurred into a smear: the blur estimated and undone
+        &PassSchedule::peaks,             // small dots that touch or barely stand out (packs)
+        &PassSchedule::upsampled,         // dots of 2-3 px: regions read at twice the size
+        &PassSchedule::upsampledPeaks,    // light dots of under 2.6 px: lattice boxes at twice the size
+    };
+    static constexpr Stage kDeconvolving[] = {
         &PassSchedule::deblurredPeaks,        // light dots smeared by motion: their region deconvolved
         &PassSchedule::defocusedPeaks,        // light dots under defocus: their region deconvolved
         &PassSchedule::largeDeblurredPeaks,   // the same for regions too large for those two
@@ -1314,17 +1331,48 @@ class PassSchedule {
         &PassSchedule::gaussianDeblurred,     // the soft region of deblurred as a Gaussian's blur
         &PassSchedule::darkDeconvolvedPeaks,  // dark dots: the four deconvolving stages again
     };
-    for (const Stage& stage : kHarder) {
+    workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
+    if (copy_.resumeFrom) {
+      seen_ = *copy_.resumeFrom;
+      runStages(kDeconvolving);
+      return;
+    }
+    run(image_, kFast, identity_, seen_.dark, false);
+    if (found_ || !options_.tryHarder) return;
+    // The harder passes can only find a symbol where the fast pass saw something of it: a
+    // lattice-like cluster it could not read, or a filled component too big for a dot (dots merged
+    // by blur or ink spread; the dark ground around light dots, for the inverted passes). They run
+    // on those regions only (most frames hold no symbol, and whole-frame passes are what an empty
+    // frame would pay), or on the whole frame when the regions cover most of it.
+    wholeSmallImage();
+    focusRegions(seen_.dark.focus, image_.width, image_.height, seen_.focus);
+#ifdef DC_PROF
+    for (const Rect& r : seen_.focus) PPROF("  focus %d,%d-%d,%d\n", r.x0, r.y0, r.x1, r.y1);
+#endif
+    if (!runStages(kDirect)) return;
+    if (copy_.pauseAt) {
+      *copy_.pauseAt = std::move(seen_);
+      copy_.pauseAt->complete = true;
+      return;
+    }
+    runStages(kDeconvolving);
+  }
+
+ private:
+  // The stages in order until one reads a symbol or the time is up; false then.
+  template <size_t N>
+  bool runStages(const Stage (&stages)[N]) {
+    for (const Stage& stage : stages) {
 #ifdef DC_PROF
       const auto t0 = std::chrono::steady_clock::now();
 #endif
       (this->*stage)();
-      PPROF(" harder stage %d: %.2f ms\n", static_cast<int>(&stage - kHarder), PPROF_MS_SINCE(t0));
-      if (over()) return;
+      PPROF(" harder stage %d: %.2f ms\n", static_cast<int>(&stage - stages), PPROF_MS_SINCE(t0));
+      if (over()) return false;
     }
+    return true;
   }
 
- private:
   // A small image (a crop around one symbol, a vial filling a low-resolution frame) of which the
   // fast pass saw no region: its threshold follows the block statistics, which a cylinder's
   // shading and its specular stripe throw off, so clear dots can go unseen. The whole image is
@@ -1332,9 +1380,9 @@ class PassSchedule {
   // place left to look.
   void wholeSmallImage() {
     const Rect whole{0, 0, image_.width, image_.height};
-    if (!dark_.focus.empty() || !light_.focus.empty() || areaOf(whole) > kWholeFocusPixels) return;
-    dark_.focus.push_back(whole);
-    light_.focus.push_back(whole);
+    if (!seen_.dark.focus.empty() || !seen_.light.focus.empty() || areaOf(whole) > kWholeFocusPixels) return;
+    seen_.dark.focus.push_back(whole);
+    seen_.light.focus.push_back(whole);
   }
 
   // One pass over an image (the frame, a crop of it, or a resampled copy), each lattice handed to
@@ -1350,11 +1398,11 @@ class PassSchedule {
       // (only lattices of some size: a symbol cut in two still leaves dozens of dots in each part)
       // (a lattice without DotCode content is no part of a symbol either: not read again)
       if (r != 0 || cand.notDotCode) return r >= 0;
-      if (spill_.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) noteSpill(cand, pass, frame, img);
-      if (pass.peaks && !pass.dark && fine_.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch) noteFine(cand, frame);
+      if (seen_.spill.size() < 8 && cand.fit.dots.size() >= (pass.peaks ? 25u : 40u)) noteSpill(cand, pass, frame, img);
+      if (pass.peaks && !pass.dark && seen_.fine.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch) noteFine(cand, frame);
       return r >= 0;
     });
-    textures_.insert(textures_.end(), stats.textures.begin(), stats.textures.end());
+    seen_.textures.insert(seen_.textures.end(), stats.textures.begin(), stats.textures.end());
     stats.textures.clear();
   }
 
@@ -1364,7 +1412,7 @@ class PassSchedule {
   // lattice of the other polarity) and pay its fits.
   bool inTexture(const Rect& r) const {
     const double area = areaOf(r);
-    for (const Rect& t : textures_) {
+    for (const Rect& t : seen_.textures) {
       const double w = std::min(r.x1, t.x1) - std::max(r.x0, t.x0), h = std::min(r.y1, t.y1) - std::max(r.y0, t.y0);
       if (w > 0 && h > 0 && w * h >= kTextureCover * area) return true;
     }
@@ -1413,7 +1461,7 @@ class PassSchedule {
       b.y0 = std::max(0, b.y0);
       b.x1 = std::min(image_.width, b.x1);
       b.y1 = std::min(image_.height, b.y1);
-      if (b.x1 - b.x0 >= 8 && b.y1 - b.y0 >= 8) (pass.peaks ? (pass.dark ? spillPeaksDark_ : spillPeaksLight_) : spill_).push_back(b);
+      if (b.x1 - b.x0 >= 8 && b.y1 - b.y0 >= 8) (pass.peaks ? (pass.dark ? spillPeaksDark_ : spillPeaksLight_) : seen_.spill).push_back(b);
     }
   }
 
@@ -1433,9 +1481,9 @@ class PassSchedule {
            std::min(image_.width, static_cast<int>(x1 / frame.scale + frame.ox) + 1),
            std::min(image_.height, static_cast<int>(y1 / frame.scale + frame.oy) + 1)};
     if (b.x1 - b.x0 < 8 || b.y1 - b.y0 < 8) return;
-    for (const Rect& o : fine_)
+    for (const Rect& o : seen_.fine)
       if (b.x0 >= o.x0 && b.y0 >= o.y0 && b.x1 <= o.x1 && b.y1 <= o.y1) return;  // already noted
-    fine_.push_back(b);
+    seen_.fine.push_back(b);
   }
 
   // Light dots of 1.5-2.5 px (a pack seen from afar, a phone photo of a whole shelf): the peak
@@ -1444,7 +1492,7 @@ class PassSchedule {
   // each at most kFinePixels before upsampling).
   void upsampledPeaks() {
     size_t crops = 0;
-    for (const Rect& r : fine_) {
+    for (const Rect& r : seen_.fine) {
       if (over() || ++crops > kMaxFineCrops) break;
       if (areaOf(r) > kFinePixels) continue;
       GreyImage up;
@@ -1455,19 +1503,19 @@ class PassSchedule {
   }
 
   void inverted() {
-    for (const Rect& r : focus_) {
+    for (const Rect& r : seen_.focus) {
       if (found_ || stop_) return;
-      runOn(r, kInverted, light_);
+      runOn(r, kInverted, seen_.light);
     }
   }
 
   // The stricter threshold; the blob size it sees per region sets the sharpened pass's window.
   void adaptive() {
-    regionD_.assign(focus_.size(), 0);
-    for (size_t i = 0; i < focus_.size() && !found_ && !stop_; ++i) {
+    seen_.regionD.assign(seen_.focus.size(), 0);
+    for (size_t i = 0; i < seen_.focus.size() && !found_ && !stop_; ++i) {
       PassStats st;
-      runOn(focus_[i], kAdaptive, st);
-      regionD_[i] = st.clusters > 0 ? st.medianD : 0;
+      runOn(seen_.focus[i], kAdaptive, st);
+      seen_.regionD[i] = st.clusters > 0 ? st.medianD : 0;
     }
   }
 
@@ -1475,28 +1523,28 @@ class PassSchedule {
   // (per region: only where the inverted pass saw such a cluster; the other regions of a frame
   // are a barcode, text, a label, whatever made the fast pass look there)
   void adaptiveInverted() {
-    if (!light_.lattice) return;
-    for (const Rect& r : focus_) {
+    if (!seen_.light.lattice) return;
+    for (const Rect& r : seen_.focus) {
       if (found_ || stop_) return;
       bool seen = false;
-      for (const Rect& b : light_.lattices) seen = seen || overlaps(b, r);
+      for (const Rect& b : seen_.light.lattices) seen = seen || overlaps(b, r);
       if (seen) runOn(r, kAdaptiveInverted, unused_);
     }
   }
 
   // Lattices cut by their region's border: the adaptive pass again on the whole lattice box.
   void spilled() {
-    if (spill_.empty()) return;
+    if (seen_.spill.empty()) return;
     std::vector<Rect> boxes;
-    focusRegions(spill_, image_.width, image_.height, boxes);
-    spill_.clear();
+    focusRegions(seen_.spill, image_.width, image_.height, boxes);
+    seen_.spill.clear();
     for (const Rect& r : boxes) {
       if (found_ || stop_) break;
       if (inTexture(r)) continue;
       PassStats st;
       run(crop(r), kAdaptive, Frame{1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)}, st, false);
-      focus_.push_back(r);
-      regionD_.push_back(st.clusters > 0 ? st.medianD : 0);
+      seen_.focus.push_back(r);
+      seen_.regionD.push_back(st.clusters > 0 ? st.medianD : 0);
     }
   }
 
@@ -1506,18 +1554,18 @@ class PassSchedule {
   // hold no symbol.
   void sharpened() {
     int sharpened = 0;
-    for (size_t i = 0; i < focus_.size() && !over(); ++i) {
-      if (regionD_[i] < 3 || inTexture(focus_[i])) continue;
-      const Rect& r = focus_[i];
+    for (size_t i = 0; i < seen_.focus.size() && !over(); ++i) {
+      if (seen_.regionD[i] < 3 || inTexture(seen_.focus[i])) continue;
+      const Rect& r = seen_.focus[i];
       // only where the fast pass saw dots merged into big filled shapes, several of them (most
       // regions of an empty frame are text and textures, where this pass would only cost time)
       int mergedIn = 0;
-      for (const Rect& b : dark_.merged) mergedIn += overlaps(b, r) ? 1 : 0;
-      PPROF("  sharpen? region %d,%d-%d,%d merged %d d %.1f\n", r.x0, r.y0, r.x1, r.y1, mergedIn, regionD_[i]);
+      for (const Rect& b : seen_.dark.merged) mergedIn += overlaps(b, r) ? 1 : 0;
+      PPROF("  sharpen? region %d,%d-%d,%d merged %d d %.1f\n", r.x0, r.y0, r.x1, r.y1, mergedIn, seen_.regionD[i]);
       if (mergedIn < 2) continue;  // a blurred symbol breaks into several merged shapes
       // bounded work, as for the scaled pass: at most 2 regions of at most 400k pixels
       if (areaOf(r) > 400000 || ++sharpened > 2) continue;
-      const int R = std::min(8, std::max(2, static_cast<int>(std::lround(0.5f * regionD_[i]))));
+      const int R = std::min(8, std::max(2, static_cast<int>(std::lround(0.5f * seen_.regionD[i]))));
       const GreyImage region = crop(r);
       GreyImage hp;
       Workspace& ws = workspace();
@@ -1534,8 +1582,8 @@ class PassSchedule {
     int best = -1, bestLarge = -1;
     double bestArea = 0, bestLargeArea = 0;
     BlurEstimate blur, blurLarge;
-    for (size_t i = 0; i < focus_.size(); ++i) {
-      const Rect& r = focus_[i];
+    for (size_t i = 0; i < seen_.focus.size(); ++i) {
+      const Rect& r = seen_.focus[i];
       const double area = areaOf(r);
       if (area > kDeblurHalvedPixels || inTexture(r)) continue;
       BlurEstimate cues;
@@ -1553,14 +1601,14 @@ class PassSchedule {
       best = bestLarge, blur = blurLarge;
     }
     if (best < 0 || over()) return;
-    const Rect& r = focus_[best];
+    const Rect& r = seen_.focus[best];
     GreyImage region = crop(r);
     std::vector<uint8_t> halfBuf;
     if (halved) downsample2(crop(r), halfBuf, region);
     if (!estimateBlur(region, blur)) return;
     // (on an upsampled copy, where every edge looks soft, only when the image as given did)
     const bool mayBeGaussian = copy_.halveDeblurred || (copy_.softAsGiven && blur.radius <= kMostGaussianRadiusOnCopy);
-    if (!blur.motion && !halved && mayBeGaussian && blur.depth >= kMinBlurDepth && blur.radius >= kMinGaussianRadius) soft_ = SoftRegion{r, blur};
+    if (!blur.motion && !halved && mayBeGaussian && blur.depth >= kMinBlurDepth && blur.radius >= kMinGaussianRadius) seen_.soft = StagesSeen::SoftRegion{r, blur};
     PPROF("  deblur region %d,%d-%d,%d motion %d length %.1f angle %.0f radius %.1f depth %.2f\n", r.x0, r.y0, r.x1, r.y1,
           blur.motion, blur.length, blur.angle * 57.3f, blur.radius, blur.depth);
     // a blur edge too short to merge dots of a readable size, or no clear one
@@ -1581,9 +1629,9 @@ class PassSchedule {
       // a retry's lattices come from a guessed kernel: not worth a spill re-read of the frame
       // (one took the place of the spill that read a real pack photo)
       if (k == 0)
-        spills = spill_.size();
-      else if (spill_.size() > spills)
-        spill_.resize(spills);
+        spills = seen_.spill.size();
+      else if (seen_.spill.size() > spills)
+        seen_.spill.resize(spills);
     }
   }
 
@@ -1765,8 +1813,8 @@ class PassSchedule {
   void gaussianDeblurred() {
     // (not on live frames: the next frame is another chance, and the frames' fusion takes only
     // lattices every build samples alike within a frame's budget)
-    if (!soft_ || options_.sampled) return;
-    const Rect& r = soft_->region;
+    if (!seen_.soft || options_.sampled) return;
+    const Rect& r = seen_.soft->region;
     // (grown by at most half its size a side, and to no more than kDeblurPixels of the image as
     // given in all)
     const double most = copy_.halveDeblurred ? kDeblurPixels : 4 * kDeblurPixels;
@@ -1774,20 +1822,20 @@ class PassSchedule {
     const int gx = static_cast<int>(grow * (r.x1 - r.x0)), gy = static_cast<int>(grow * (r.y1 - r.y0));
     const Rect grown{std::max(0, r.x0 - gx), std::max(0, r.y0 - gy), std::min(image_.width, r.x1 + gx), std::min(image_.height, r.y1 + gy)};
     const Frame f{1.0f, static_cast<float>(grown.x0), static_cast<float>(grown.y0)};
-    BlurEstimate blur = soft_->blur;
+    BlurEstimate blur = seen_.soft->blur;
     GreyImage sharp;
     std::vector<uint8_t> buf;
-    const size_t spills = spill_.size();
+    const size_t spills = seen_.spill.size();
     lastStage_ = true;
     for (float scale : kGaussianRetrySigmas) {
       if (over()) break;
-      blur.sigma = scale * soft_->blur.radius;
+      blur.sigma = scale * seen_.soft->blur.radius;
       deblurRegion(crop(grown), blur, kWienerRegularisation, buf, sharp);
       readDeblurred(sharp, f, blur.lightDots);
       if (!found_ && !stop_) run(sharp, blur.lightDots ? kPeaksLight : kPeaksDark, f, unused_, false);
     }
     lastStage_ = false;
-    spill_.resize(std::min(spill_.size(), spills));  // (nothing reads them after this stage)
+    seen_.spill.resize(std::min(seen_.spill.size(), spills));  // (nothing reads them after this stage)
   }
 
   // Dark dots (inkjet on a light panel, a pack's negative) smeared or defocused: the four
@@ -1848,16 +1896,16 @@ class PassSchedule {
   // beside it, and the carton's print around them, larger than the budget, was never read at
   // all, where its parts fit).
   void darkPeaksRegions(std::vector<Rect>& regions) const {
-    focusRegions(dark_.focus, image_.width, image_.height, regions, false, allowancesFor(options_).peaksDark);
+    focusRegions(seen_.dark.focus, image_.width, image_.height, regions, false, allowancesFor(options_).peaksDark);
   }
 
   // The light peaks regions, in the peaks stage's order: where the inverted pass saw light
   // clusters, then the filled dark shapes the fast pass rejected as too big for a dot (the dark
   // panel such prints sit on).
   void lightPeaksRegions(std::vector<Rect>& regions) const {
-    focusRegions(light_.focus, image_.width, image_.height, regions, false);
+    focusRegions(seen_.light.focus, image_.width, image_.height, regions, false);
     std::vector<Rect> panels;
-    focusRegions(dark_.merged, image_.width, image_.height, panels, false);
+    focusRegions(seen_.dark.merged, image_.width, image_.height, panels, false);
     regions.insert(regions.end(), panels.begin(), panels.end());
   }
 
@@ -1906,7 +1954,7 @@ class PassSchedule {
   // Upsample the regions where tiny dots were seen (at most a few, bounded in size).
   void upsampled() {
     int crops = 0;
-    for (const Rect& r0 : dark_.tiny) {
+    for (const Rect& r0 : seen_.dark.tiny) {
       if (over() || ++crops > 3) break;
       const int m = 12;
       Rect r{std::max(0, r0.x0 - m), std::max(0, r0.y0 - m), std::min(image_.width, r0.x1 + m), std::min(image_.height, r0.y1 + m)};
@@ -1934,12 +1982,10 @@ class PassSchedule {
   F& onCandidate_;
   const Frame identity_;
   bool found_ = false, stop_ = false;
-  PassStats dark_, light_, unused_;
-  std::vector<Rect> focus_;
-  std::vector<float> regionD_;  // per focus region: the adaptive pass's typical blob size (0: no cluster)
-  // Lattices that did not read and reach beyond the crop they were found in (a focus region can
-  // hold only part of a symbol): their image box, to be read again whole.
-  std::vector<Rect> spill_, spillPeaksLight_, spillPeaksDark_;
+  StagesSeen seen_;
+  PassStats unused_;
+  // (the peaks stage's lattices cut by their region's border, by polarity; read again in its later rounds)
+  std::vector<Rect> spillPeaksLight_, spillPeaksDark_;
   // The peaks stage again on deconvolved regions (none: the regions as they are).
   enum class PeaksDeblur {
     none,
@@ -1972,13 +2018,6 @@ class PassSchedule {
   float smearScale_ = 1.0f;                // the smear pass's streaks as estimated, or shortened (shortSmearPeaks)
   std::optional<ImageBlurCues> blurCues_;  // (measured when a deblurring peaks stage first asks)
   BlurEstimate sharedSmear_;
-  struct SoftRegion {
-    Rect region;  // a focus region of the frame
-    BlurEstimate blur;
-  };
-  std::optional<SoftRegion> soft_;  // deblurred's region, when its estimate may be a Gaussian's blur
-  std::vector<Rect> fine_;          // boxes of light lattices of very small modules (upsampledPeaks)
-  std::vector<Rect> textures_;      // boxes of large dotted textures any pass found
 
   // The dark half of the deconvolving peaks stages runs on this image (darkDeconvolvedPeaks).
   bool darkHalfRuns() const { return !options_.sampled && copy_.darkDeconvolved; }
@@ -2681,9 +2720,10 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
 // a photo is read again in overlapping windows of 1280 x 960, the middle ones first (where a user
 // aims), each with the allowances of a frame of its own, until the budget runs out. Last, after
 // every other re-read, so that none of them loses budget to it (docs/detector.md, "A small symbol
-// in a large photo").
+// in a large photo"). `trace` (the caller's, when it asked for one) notes each window's reads in
+// order; their passes are not traced (rest() hands on no trace: the windows' own coordinates).
 template <class Rest>
-void readInWindows(const GreyImage& image, Rest&& rest, std::vector<ReadResult>& results) {
+void readInWindows(const GreyImage& image, Rest&& rest, DetectorTrace* trace, std::vector<ReadResult>& results) {
   using namespace det;
   const int ww = std::min(image.width, kWindowSide), wh = std::min(image.height, kWindowSide * 3 / 4);
   auto starts = [](int size, int window) {
@@ -2709,19 +2749,32 @@ void readInWindows(const GreyImage& image, Rest&& rest, std::vector<ReadResult>&
       windows.push_back({x, y, dx * dx + dy * dy});
     }
   std::stable_sort(windows.begin(), windows.end(), [](const Window& a, const Window& b) { return a.fromCentre < b.fromCentre; });
-  for (const Window& w : windows) {
-    ReadOptions o = rest();
-    if (o.timeBudgetMs <= 1 || static_cast<int>(results.size()) >= o.maxSymbols) break;
-    o.maxSymbols -= static_cast<int>(results.size());
-    o.trace = nullptr;  // (the trace's overlays are drawn in the whole image's coordinates)
-    const GreyImage view{image.data + static_cast<size_t>(w.y) * image.stride + w.x, ww, wh, image.stride};
-    det::ImageCopy window{false};
-    window.darkDeconvolved = false;
-    std::vector<ReadResult> found = readAsGiven(view, o, window);
-    shiftCorners(found, static_cast<float>(w.x), static_cast<float>(w.y));
-    for (ReadResult& r : found)
-      if (sameSymbolAt(results, r) < 0) results.push_back(std::move(r));
-  }
+  // Two sweeps: every window's first stages, then the deconvolving stages of those that read
+  // nothing, from what their first stages saw. Most windows' time goes to the deconvolving stages,
+  // which read few of the symbols: in one sweep, a symbol the peaks stage reads in the last
+  // windows waited behind every earlier window's deconvolutions (docs/detector.md, "A large
+  // photo's windows in two sweeps").
+  std::vector<StagesSeen> seen(windows.size());
+  for (const bool deconvolving : {false, true})
+    for (size_t i = 0; i < windows.size(); ++i) {
+      if (deconvolving && !seen[i].complete) continue;
+      ReadOptions o = rest();
+      if (o.timeBudgetMs <= 1 || static_cast<int>(results.size()) >= o.maxSymbols) return;
+      o.maxSymbols -= static_cast<int>(results.size());
+      const Window& w = windows[i];
+      const GreyImage view{image.data + static_cast<size_t>(w.y) * image.stride + w.x, ww, wh, image.stride};
+      ImageCopy window{false};
+      window.darkDeconvolved = false;
+      if (deconvolving)
+        window.resumeFrom = &seen[i];
+      else
+        window.pauseAt = &seen[i];
+      std::vector<ReadResult> found = readAsGiven(view, o, window);
+      shiftCorners(found, static_cast<float>(w.x), static_cast<float>(w.y));
+      if (trace) trace->windows.push_back({w.x, w.y, w.x + ww, w.y + wh, deconvolving, static_cast<int>(found.size())});
+      for (ReadResult& r : found)
+        if (sameSymbolAt(results, r) < 0) results.push_back(std::move(r));
+    }
 }
 // A streak over the whole image (a hand-held phone, a pack on a moving line) that the smear
 // stages did not undo: their regions' own estimates, and the shared one over the light regions,
@@ -2938,7 +2991,7 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
     if (!cues) cues = det::imageBlurCues(image);
     results = readUnsmeared(image, *cues, rest());
   }
-  if (results.empty() && pixels > det::kLargePhotoPixels && pixels <= det::kMostWindowedPixels) readInWindows(image, rest, results);
+  if (results.empty() && pixels > det::kLargePhotoPixels && pixels <= det::kMostWindowedPixels) readInWindows(image, rest, options.trace, results);
   return results;
 }
 

@@ -108,6 +108,15 @@ void writeTrace(dcwasm::WireWriter& w, const dc::DetectorTrace& t) {
     writeCorners(w, h.corners);
     w.str(h.outcome);
   }
+  w.u32(static_cast<uint32_t>(t.windows.size()));
+  for (const auto& x : t.windows) {
+    w.i32(x.x0);
+    w.i32(x.y0);
+    w.i32(x.x1);
+    w.i32(x.y1);
+    w.u8(x.deconvolving ? 1 : 0);
+    w.i32(x.read);
+  }
 }
 
 // tryHarder: -1 not given (the default), 0 the fast passes only, 1 every pass, 2 every pass with
