@@ -17,8 +17,8 @@ export interface Io {
 }
 
 const USAGE = `Usage:
-  dotcode decode FILE... [--format F] [--gs1 auto|always|off] [--json]
-  dotcode inspect IMAGE --out DIR [--format DotCode]
+  dotcode decode FILE... [--format F] [--gs1 auto|always|off] [--speed S] [--json]
+  dotcode inspect IMAGE --out DIR [--format DotCode] [--speed S]
   dotcode serve [--port 8080] [--host 127.0.0.1] [--data DIR] [--redis URL] [--tls-cert F --tls-key F]
   dotcode admin <init|customer|license|apikey|stamp> ...
   dotcode --help | --version
@@ -34,7 +34,8 @@ Exit status: 0 every file read, 1 some file not read, 2 usage error.
 
 inspect shows why a DotCode does or does not read: it writes into DIR what each stage of the
 DotCode detector saw (dots.png, clusters.png, lattice-N.png, grid-N.png, hypotheses.png) and
-report.txt / report.json, and prints the verdict.
+report.txt / report.json, and prints the verdict. It traces the read decode makes at --speed S
+(balanced by default): the same passes and time budget.
 Exit status: 0 a DotCode was read, 1 none was, 2 usage error or an image that cannot be loaded.`;
 
 class UsageError extends Error {}
@@ -126,12 +127,9 @@ export function parseDecodeArgs(args: string[]): DecodeArgs {
         out.gs1 = v as Gs1Mode;
         break;
       }
-      case '--speed': {
-        const v = value();
-        if (!(SPEEDS as readonly string[]).includes(v)) throw new UsageError(`unknown --speed "${v}" (one of: ${SPEEDS.join(', ')})`);
-        out.speed = v as Speed;
+      case '--speed':
+        out.speed = speedArg(value());
         break;
-      }
       default:
         throw new UsageError(`unknown option "${a}"`);
     }
@@ -214,11 +212,17 @@ async function runDecode(args: string[], io: Io): Promise<number> {
   return unread ? EXIT_SOME_UNREAD : EXIT_OK;
 }
 
-interface InspectArgs { image: string; out: string }
+function speedArg(v: string): Speed {
+  if (!(SPEEDS as readonly string[]).includes(v)) throw new UsageError(`unknown --speed "${v}" (one of: ${SPEEDS.join(', ')})`);
+  return v as Speed;
+}
+
+interface InspectArgs { image: string; out: string; speed?: Speed }
 
 export function parseInspectArgs(args: string[]): InspectArgs {
   const files: string[] = [];
   let out: string | undefined;
+  let speed: Speed | undefined;
   walkArgs(args, (f) => files.push(f), (name, value, _inline, a) => {
     switch (name) {
       case '--out':
@@ -231,13 +235,16 @@ export function parseInspectArgs(args: string[]): InspectArgs {
         if (v.toLowerCase() !== 'dotcode') throw new UsageError(`inspect traces the DotCode reader only, not --format "${v}"`);
         break;
       }
+      case '--speed':
+        speed = speedArg(value());
+        break;
       default:
         throw new UsageError(`unknown option "${a}"`);
     }
   });
   if (files.length !== 1) throw new UsageError(files.length ? 'inspect takes one IMAGE' : 'inspect needs an IMAGE');
   if (out === undefined) throw new UsageError('inspect needs --out DIR (the folder for the pictures and the report)');
-  return { image: files[0], out };
+  return { image: files[0], out, speed };
 }
 
 /** The counts of each stage on one line: how far the detector got, before the verdict says why. */
@@ -256,7 +263,7 @@ async function runInspect(args: string[], io: Io): Promise<number> {
   const input = opts.image === '-' ? await readStdin() : opts.image;
   let report: InspectReport;
   try {
-    report = await inspect(input, { out: opts.out });
+    report = await inspect(input, { out: opts.out, speed: opts.speed });
   } catch (e) {
     // The image was read but the folder could not be written: nothing to show the user.
     io.stderr.write(`dotcode: cannot write ${opts.out}: ${(e as Error).message}\n`);

@@ -166,7 +166,7 @@ export async function decode(input: ImageInput, options?: DecodeOptions): Promis
   if ('error' in j) return failure(j.error, t0);
   const answer = await runHere(j.job);
   const result = toResult(answer, round(performance.now() - t0));
-  if (options?.debugDir) await writeDebug(j.job.input, describeInput(input), options.debugDir, false);
+  if (options?.debugDir) await writeDebug(j.job.input, describeInput(input), options.debugDir, false, options.speed);
   return result;
 }
 
@@ -178,7 +178,7 @@ export async function decodeAll(input: ImageInput, options?: DecodeOptions): Pro
   const answer = await runHere(j.job);
   const elapsed = round(performance.now() - t0);
   const symbols = revive(answer, elapsed);
-  if (options?.debugDir) await writeDebug(j.job.input, describeInput(input), options.debugDir, true);
+  if (options?.debugDir) await writeDebug(j.job.input, describeInput(input), options.debugDir, true, options.speed);
   return { ok: symbols.length > 0, symbols, elapsed_ms: elapsed, error: symbols.length ? null : answer.error ?? 'no_dotcode_found' };
 }
 
@@ -195,7 +195,7 @@ export function decodeSync(input: ImageInput, options?: DecodeOptions): DecodeRe
   const result = toResult(answer, round(performance.now() - t0));
   // The pictures need sharp, which has no synchronous API: they are written after this returns,
   // from a copy of the pixels, since a caller may refill its frame buffer at once.
-  if (options?.debugDir) void writeDebug(detached(j.job.input), describeInput(input), options.debugDir, false);
+  if (options?.debugDir) void writeDebug(detached(j.job.input), describeInput(input), options.debugDir, false, options.speed);
   return result;
 }
 
@@ -208,6 +208,9 @@ export function decodeSync(input: ImageInput, options?: DecodeOptions): DecodeRe
 export async function inspect(input: ImageInput, options: InspectOptions = {}): Promise<InspectReport> {
   if (options.format !== undefined && options.format !== 'DotCode') {
     return failedReport(decodeError('unknown_format_option'), 'inspect traces the DotCode reader only');
+  }
+  if (options.speed !== undefined && !(SPEEDS as readonly string[]).includes(options.speed)) {
+    return failedReport(decodeError('unknown_speed_option'), `speed is one of ${SPEEDS.join(', ')}`);
   }
   const p = prepare(input);
   return inspectPrepared('error' in p ? p : p.wire, options, describeInput(input));
@@ -225,9 +228,9 @@ function detached(w: WireInput): WireInput {
  * result and elapsed_ms are untouched. A folder that cannot be written is a warning: debugging
  * must not turn a read into a failure.
  */
-async function writeDebug(input: WireInput, source: string, dir: string, all: boolean): Promise<void> {
+async function writeDebug(input: WireInput, source: string, dir: string, all: boolean, speed: Speed | undefined): Promise<void> {
   try {
-    await inspectPrepared(input, { out: dir, all }, source);
+    await inspectPrepared(input, { out: dir, all, speed }, source);
   } catch (e) {
     process.emitWarning(`could not write the DotCode inspection to ${dir}: ${(e as Error).message}`, 'DotCodeDebugWarning');
   }

@@ -9,6 +9,7 @@ import { loadGrey, type GreyImage, type WireInput } from './image';
 import { loadError, nativeError } from './errors';
 import { drawClusters, drawDots, drawGrid, drawHypotheses, drawLattice } from './inspect-draw';
 import { buildReport, reportText, failedReport } from './inspect-report';
+import { dotcodeOptions } from './speed';
 import type { ImageInput, InspectOptions, InspectReport } from './types';
 
 /** How the report names its input: the path, or what kind of data it was given. */
@@ -33,8 +34,10 @@ export async function inspectPrepared(input: WireInput | { error: string }, opti
   }
   let trace: NativeInspection;
   try {
-    // The same maxSymbols as decode()/decodeAll() (core.ts runJob), so the trace is of their read.
-    trace = loadAddon().inspectImageSync(grey.data, grey.width, grey.height, { maxSymbols: options.all ? 64 : 1 });
+    // The same maxSymbols, passes and time budget as decode()/decodeAll() (core.ts runJob), so the
+    // trace is of their read.
+    const dotcode = dotcodeOptions(options.speed ?? 'balanced', false, grey.width * grey.height);
+    trace = loadAddon().inspectImageSync(grey.data, grey.width, grey.height, { ...dotcode, maxSymbols: options.all ? 64 : 1 });
   } catch (e) {
     return failedReport(nativeError(e), 'the DotCode reader failed');
   }

@@ -64,6 +64,12 @@ export interface InspectOptions {
   format?: 'DotCode';
   /** Trace what decodeAll() does (look for every symbol) instead of decode() (stop at the first). */
   all?: boolean;
+  /**
+   * The speed of the decode to trace (`balanced` by default, as decode()): its DotCode passes and
+   * its time budget for an image of this size, so a read decode() makes late (a large photo's
+   * windows) is traced too.
+   */
+  speed?: Speed;
 }
 
 /**

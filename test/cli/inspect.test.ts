@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import sharp from 'sharp';
+import type { InspectReport } from '../../lib/engine';
 import { repoRoot } from '../engine/corpus';
 
 const bin = path.join(repoRoot, 'bin', 'dotcode.js');
@@ -37,6 +38,14 @@ describe('dotcode inspect', function () {
       assert.ok(fs.existsSync(path.join(out, f)), f);
     }
     assert.strictEqual(JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8')).stage, 'read');
+  });
+
+  it('--speed video: the read decode makes at that speed, the fast pass alone', () => {
+    const out = path.join(tmp, 'video');
+    const r = run(['inspect', 'examples/dotcode.png', '--out', out, '--speed', 'video']);
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8')) as InspectReport;
+    assert.ok(report.passes.length > 0 && report.passes.every((p) => p.via === 'dotcode:fast'), report.passes.map((p) => p.via).join(' '));
   });
 
   it('an image without a DotCode (from standard input): the verdict, files written, exit 1', async () => {
@@ -71,12 +80,13 @@ describe('dotcode inspect', function () {
     assert.match(r.stderr, /cannot write .*a-file\/sub: ENOTDIR/);
   });
 
-  it('usage errors exit 2: no --out, no IMAGE, two IMAGEs, another --format, an unknown option', () => {
+  it('usage errors exit 2: no --out, no IMAGE, two IMAGEs, another --format, an unknown option or speed', () => {
     const out = path.join(tmp, 'usage');
     for (const args of [['inspect', 'examples/dotcode.png'], ['inspect', '--out', out], ['inspect'],
       ['inspect', 'examples/dotcode.png', 'examples/qrcode.png', '--out', out],
       ['inspect', 'examples/dotcode.png', '--out', out, '--format', 'QRCode'],
-      ['inspect', 'examples/dotcode.png', '--out', out, '--json'], ['inspect', 'examples/dotcode.png', '--out']]) {
+      ['inspect', 'examples/dotcode.png', '--out', out, '--json'], ['inspect', 'examples/dotcode.png', '--out'],
+      ['inspect', 'examples/dotcode.png', '--out', out, '--speed', 'fastest']]) {
       const r = run(args);
       assert.strictEqual(r.code, 2, `${args.join(' ')} -> ${r.code}`);
       assert.strictEqual(r.stdout, '');

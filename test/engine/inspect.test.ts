@@ -151,6 +151,19 @@ describe('engine inspect', function () {
     assert.ok(await countColour(path.join(out, 'hypotheses.png'), RED) > 1000, 'refused grids outlined red');
   });
 
+  it("traces the read of decode's speed: video the fast pass alone, balanced the harder passes too; a bad speed is an error", async () => {
+    // (the symbol under a grey band: the fast pass does not read it, so balanced goes on)
+    const { data, info } = await sharp(dotcodePng).greyscale().raw().toBuffer({ resolveWithObject: true });
+    data.fill(128, 121 * info.width, 300 * info.width);
+    const image = { data, width: info.width, height: info.height, channels: 1 as const };
+    const [video, balanced] = await Promise.all([inspect(image, { speed: 'video' }), inspect(image)]);
+    assert.ok(video.passes.length > 0 && video.passes.every((p) => p.via === 'dotcode:fast'), video.passes.map((p) => p.via).join(' '));
+    assert.ok(balanced.passes.some((p) => p.via !== 'dotcode:fast'), 'harder passes at balanced');
+    assert.deepStrictEqual(video.windows, []);
+    const bad = await inspect(dotcodePng, { speed: 'fastest' as 'video' });
+    assert.deepStrictEqual([bad.ok, bad.error, bad.stage], [false, 'decode_error:unknown_speed_option', 'error']);
+  });
+
   it('an image that cannot be loaded: the error, stage "error", nothing written; a bad format option', async () => {
     const out = path.join(tmp(), 'never');
     const r = await inspect(path.join(examples, 'no-such.png'), { out });
