@@ -30,14 +30,16 @@ export interface WireRead extends WireSymbol {
   corners: WirePoint[];
 }
 
+export interface WireRegion { x0: number; y0: number; x1: number; y1: number }
+
 export interface WireTrace {
   passes: {
-    via: string; dark: boolean; region: { x0: number; y0: number; x1: number; y1: number }; scale: number;
+    via: string; dark: boolean; region: WireRegion; scale: number;
     dots: Float32Array; clusters: Int32Array[];
     lattices: { cluster: number; outcome: string; dots: Float32Array; row: Int32Array; col: Int32Array; rows: number; cols: number; pitch: number }[];
   }[];
   hypotheses: { pass: number; lattice: number; rows: number; cols: number; values: Float32Array; corners: WirePoint[]; outcome: string }[];
-  windows: { region: { x0: number; y0: number; x1: number; y1: number }; deconvolving: boolean; read: number }[];
+  windows: { region: WireRegion; deconvolving: boolean; read: number }[];
 }
 
 export type MakeBytes = (copy: Uint8Array) => Uint8Array;
@@ -127,12 +129,16 @@ export class WireReader {
     return out;
   }
 
+  region(): WireRegion {
+    return { x0: this.i32(), y0: this.i32(), x1: this.i32(), y1: this.i32() };
+  }
+
   trace(): WireTrace {
     const passes: WireTrace['passes'] = [];
     for (let n = this.u32(); n > 0; n--) {
       const via = this.str();
       const dark = this.bool();
-      const region = { x0: this.i32(), y0: this.i32(), x1: this.i32(), y1: this.i32() };
+      const region = this.region();
       const scale = this.f32();
       const dots = this.f32s(this.u32() * 3);
       const clusters: Int32Array[] = [];
@@ -155,7 +161,7 @@ export class WireReader {
     }
     const windows: WireTrace['windows'] = [];
     for (let n = this.u32(); n > 0; n--) {
-      windows.push({ region: { x0: this.i32(), y0: this.i32(), x1: this.i32(), y1: this.i32() }, deconvolving: this.bool(), read: this.i32() });
+      windows.push({ region: this.region(), deconvolving: this.bool(), read: this.i32() });
     }
     return { passes, hypotheses, windows };
   }

@@ -208,6 +208,16 @@ Napi::Float32Array traceDotsToJs(Napi::Env env, const std::vector<dc::TraceDot>&
   return a;
 }
 
+// { x0, y0, x1, y1 }: a pass's region or a window, in the caller's image.
+Napi::Object regionToJs(Napi::Env env, int x0, int y0, int x1, int y1) {
+  Napi::Object region = Napi::Object::New(env);
+  region.Set("x0", x0);
+  region.Set("y0", y0);
+  region.Set("x1", x1);
+  region.Set("y1", y1);
+  return region;
+}
+
 Napi::Object traceToJs(Napi::Env env, const dc::DetectorTrace& t) {
   Napi::Object o = Napi::Object::New(env);
   Napi::Array passes = Napi::Array::New(env, t.passes.size());
@@ -216,12 +226,7 @@ Napi::Object traceToJs(Napi::Env env, const dc::DetectorTrace& t) {
     Napi::Object po = Napi::Object::New(env);
     po.Set("via", Napi::String::New(env, p.via));
     po.Set("dark", Napi::Boolean::New(env, p.dark));
-    Napi::Object region = Napi::Object::New(env);
-    region.Set("x0", p.x0);
-    region.Set("y0", p.y0);
-    region.Set("x1", p.x1);
-    region.Set("y1", p.y1);
-    po.Set("region", region);
+    po.Set("region", regionToJs(env, p.x0, p.y0, p.x1, p.y1));
     po.Set("scale", Napi::Number::New(env, p.scale));
     po.Set("dots", traceDotsToJs(env, p.dots));
     Napi::Array clusters = Napi::Array::New(env, p.clusters.size());
@@ -274,12 +279,7 @@ Napi::Object traceToJs(Napi::Env env, const dc::DetectorTrace& t) {
   for (size_t i = 0; i < t.windows.size(); ++i) {
     const dc::TraceWindow& w = t.windows[i];
     Napi::Object wo = Napi::Object::New(env);
-    Napi::Object region = Napi::Object::New(env);
-    region.Set("x0", w.x0);
-    region.Set("y0", w.y0);
-    region.Set("x1", w.x1);
-    region.Set("y1", w.y1);
-    wo.Set("region", region);
+    wo.Set("region", regionToJs(env, w.x0, w.y0, w.x1, w.y1));
     wo.Set("deconvolving", Napi::Boolean::New(env, w.deconvolving));
     wo.Set("read", w.read);
     windows.Set(static_cast<uint32_t>(i), wo);

@@ -73,15 +73,19 @@ void writeDots(dcwasm::WireWriter& w, const std::vector<dc::TraceDot>& dots) {
   }
 }
 
+void writeRegion(dcwasm::WireWriter& w, int x0, int y0, int x1, int y1) {
+  w.i32(x0);
+  w.i32(y0);
+  w.i32(x1);
+  w.i32(y1);
+}
+
 void writeTrace(dcwasm::WireWriter& w, const dc::DetectorTrace& t) {
   w.u32(static_cast<uint32_t>(t.passes.size()));
   for (const auto& p : t.passes) {
     w.str(p.via);
     w.u8(p.dark ? 1 : 0);
-    w.i32(p.x0);
-    w.i32(p.y0);
-    w.i32(p.x1);
-    w.i32(p.y1);
+    writeRegion(w, p.x0, p.y0, p.x1, p.y1);
     w.f32(p.scale);
     writeDots(w, p.dots);
     w.u32(static_cast<uint32_t>(p.clusters.size()));
@@ -110,10 +114,7 @@ void writeTrace(dcwasm::WireWriter& w, const dc::DetectorTrace& t) {
   }
   w.u32(static_cast<uint32_t>(t.windows.size()));
   for (const auto& x : t.windows) {
-    w.i32(x.x0);
-    w.i32(x.y0);
-    w.i32(x.x1);
-    w.i32(x.y1);
+    writeRegion(w, x.x0, x.y0, x.x1, x.y1);
     w.u8(x.deconvolving ? 1 : 0);
     w.i32(x.read);
   }
