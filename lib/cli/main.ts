@@ -17,7 +17,7 @@ export interface Io {
 }
 
 const USAGE = `Usage:
-  dotcode decode FILE... [--format F] [--gs1 auto|always|off] [--speed S] [--json]
+  dotcode decode FILE... [--format F] [--gs1 auto|always|off] [--json]
   dotcode inspect IMAGE --out DIR [--format DotCode] [--speed S]
   dotcode serve [--port 8080] [--host 127.0.0.1] [--data DIR] [--redis URL] [--tls-cert F --tls-key F]
   dotcode admin <init|customer|license|apikey|stamp> ...
