@@ -2,7 +2,7 @@
 // the server package, which bin/dotcode.js hands them to when it is installed.
 // main() returns the exit code instead of exiting, so tests can call it in-process.
 import {
-  close, decode, inspect, FORMATS, GS1_MODES, SPEEDS, type DecodeResult, type Format, type Gs1Mode, type InspectReport, type Speed,
+  close, decode, inspect, FORMATS, GS1_MODES, isSpeed, SPEEDS, type DecodeResult, type Format, type Gs1Mode, type InspectReport, type Speed,
 } from '../engine';
 import { version } from '../version';
 import { Progress } from './progress';
@@ -213,8 +213,8 @@ async function runDecode(args: string[], io: Io): Promise<number> {
 }
 
 function speedArg(v: string): Speed {
-  if (!(SPEEDS as readonly string[]).includes(v)) throw new UsageError(`unknown --speed "${v}" (one of: ${SPEEDS.join(', ')})`);
-  return v as Speed;
+  if (!isSpeed(v)) throw new UsageError(`unknown --speed "${v}" (one of: ${SPEEDS.join(', ')})`);
+  return v;
 }
 
 interface InspectArgs { image: string; out: string; speed?: Speed }

@@ -12,7 +12,7 @@ import { loadGrey, type GreyImage } from './image';
 import { decodeError, loadError, nativeError } from './errors';
 import { prepare } from './prepare';
 import { dotcodeOptions } from './speed';
-import { FORMATS, GS1_MODES, SPEEDS, type DecodeResult, type Format, type Gs1Mode, type ImageInput, type Speed } from './types';
+import { DEFAULT_SPEED, FORMATS, GS1_MODES, isSpeed, type DecodeResult, type Format, type Gs1Mode, type ImageInput, type Speed } from './types';
 import type { ZXingFormat } from './zxing';
 
 export interface FrameReaderOptions {
@@ -79,7 +79,7 @@ export class FrameReader {
   constructor(options: FrameReaderOptions = {}) {
     this.format = options.format;
     this.gs1 = options.gs1 ?? 'auto';
-    this.speed = options.speed ?? 'balanced';
+    this.speed = options.speed ?? DEFAULT_SPEED;
     const maxFrames = options.maxFrames ?? DEFAULT_MAX_FRAMES;
     const leaveAfter = options.leaveAfter ?? DEFAULT_LEAVE_AFTER;
     this.maxFrames = Number.isInteger(maxFrames) && maxFrames >= 2 && maxFrames <= 120 ? maxFrames : DEFAULT_MAX_FRAMES;
@@ -87,7 +87,7 @@ export class FrameReader {
     this.optionError =
       this.format !== undefined && !(FORMATS as readonly string[]).includes(this.format) ? decodeError('unknown_format_option')
         : !(GS1_MODES as readonly string[]).includes(this.gs1) ? decodeError('unknown_gs1_option')
-          : !(SPEEDS as readonly string[]).includes(this.speed) ? decodeError('unknown_speed_option')
+          : !isSpeed(this.speed) ? decodeError('unknown_speed_option')
             : null;
   }
 

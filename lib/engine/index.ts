@@ -26,7 +26,7 @@ import { prepare } from './prepare';
 import { dropPlanes, givePlane } from './plane-pool';
 import { setOtherReaders } from './frame-reader';
 import {
-  FORMATS, GS1_MODES, SPEEDS,
+  DEFAULT_SPEED, FORMATS, GS1_MODES, isSpeed, SPEEDS,
   type DecodeAllResult, type DecodeOptions, type DecodeResult, type Format, type Gs1Mode, type Speed,
   type ImageInput, type InspectOptions, type InspectReport, type SymbolResult,
 } from './types';
@@ -124,12 +124,12 @@ function round(ms: number): number {
 function makeJob(input: ImageInput, options: DecodeOptions | undefined, all: boolean): { job: Job } | { error: string } {
   const format = options?.format;
   const gs1: Gs1Mode = options?.gs1 ?? 'auto';
-  const speed: Speed = options?.speed ?? 'balanced';
+  const speed: Speed = options?.speed ?? DEFAULT_SPEED;
   if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
     return { error: decodeError('unknown_format_option') };
   }
   if (!(GS1_MODES as readonly string[]).includes(gs1)) return { error: decodeError('unknown_gs1_option') };
-  if (!(SPEEDS as readonly string[]).includes(speed)) return { error: decodeError('unknown_speed_option') };
+  if (!isSpeed(speed)) return { error: decodeError('unknown_speed_option') };
   const p = prepare(input);
   if ('error' in p) return p;
   return { job: { input: p.wire, format, gs1, speed, all } };
@@ -209,7 +209,7 @@ export async function inspect(input: ImageInput, options: InspectOptions = {}): 
   if (options.format !== undefined && options.format !== 'DotCode') {
     return failedReport(decodeError('unknown_format_option'), 'inspect traces the DotCode reader only');
   }
-  if (options.speed !== undefined && !(SPEEDS as readonly string[]).includes(options.speed)) {
+  if (options.speed !== undefined && !isSpeed(options.speed)) {
     return failedReport(decodeError('unknown_speed_option'), `speed is one of ${SPEEDS.join(', ')}`);
   }
   const p = prepare(input);

@@ -10,7 +10,7 @@ import { loadError, nativeError } from './errors';
 import { drawClusters, drawDots, drawGrid, drawHypotheses, drawLattice } from './inspect-draw';
 import { buildReport, reportText, failedReport } from './inspect-report';
 import { dotcodeOptions } from './speed';
-import type { ImageInput, InspectOptions, InspectReport } from './types';
+import { DEFAULT_SPEED, type ImageInput, type InspectOptions, type InspectReport } from './types';
 
 /** How the report names its input: the path, or what kind of data it was given. */
 export function describeInput(input: ImageInput): string {
@@ -36,7 +36,7 @@ export async function inspectPrepared(input: WireInput | { error: string }, opti
   try {
     // The same maxSymbols, passes and time budget as decode()/decodeAll() (core.ts runJob), so the
     // trace is of their read.
-    const dotcode = dotcodeOptions(options.speed ?? 'balanced', false, grey.width * grey.height);
+    const dotcode = dotcodeOptions(options.speed ?? DEFAULT_SPEED, false, grey.width * grey.height);
     trace = loadAddon().inspectImageSync(grey.data, grey.width, grey.height, { ...dotcode, maxSymbols: options.all ? 64 : 1 });
   } catch (e) {
     return failedReport(nativeError(e), 'the DotCode reader failed');

@@ -18,6 +18,10 @@ export type Gs1Mode = (typeof GS1_MODES)[number];
  */
 export const SPEEDS = ['video', 'balanced', 'thorough'] as const;
 export type Speed = (typeof SPEEDS)[number];
+/** What decode(), FrameReader and inspect() use when no speed is given. */
+export const DEFAULT_SPEED: Speed = 'balanced';
+/** Whether a caller's value is one of SPEEDS. */
+export const isSpeed = (v: unknown): v is Speed => (SPEEDS as readonly unknown[]).includes(v);
 
 /** A raw frame of 8-bit pixels, row-major, no padding: grey (1), RGB (3) or RGBA (4) channels. */
 export interface RawFrame {
