@@ -2588,7 +2588,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     LatticeFit fit;          // its blob indices index dots; its pitch in image pixels
   };
   std::vector<Part> parts;
-  runAllPasses(image, options, deadline, copy, [&](Candidate& cand, const Pass& pass, const Frame& frame) {
+  auto onCandidate = [&](Candidate& cand, const Pass& pass, const Frame& frame) {
     int got = attempt(cand, pass, frame, nullptr);
     // Not read: the growth may have stopped short of the symbol's end (glare, a crease, a
     // cylinder's edge); follow the lattice over the image and try again with the longer one.
@@ -2681,11 +2681,21 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     }
     if (got <= 0) return got;
     return static_cast<int>(results.size()) < options.maxSymbols ? 1 : -1;
-  });
+  };
   // Phone photos and close-ups: a large image whose modules are 10+ px wide and soft reads
   // nothing at its own scale (the peak search and the region budgets are made for 2-6 px
-  // modules); the same passes on a copy halved until it fits kPyramidSide may read it.
-  if (results.empty() && options.tryHarder && copy.halveLarge && std::max(image.width, image.height) > kPyramidSide) {
+  // modules); the same passes on a copy halved until it fits kPyramidSide may read it. The halved
+  // copy is read between the image's direct stages and its deconvolving ones, which cost most of a
+  // large image's time and read few of its symbols (the pack photos as a phone's 2600 px: most read
+  // on the halved copy, after 220 ms of the full size's deconvolutions; docs/detector.md, "The
+  // pyramid between the two sweeps"). The deconvolving stages then run from what the direct ones
+  // saw, with this image's allowances of extended lattices and its parts as they were left.
+  const bool pyramid = options.tryHarder && copy.halveLarge && std::max(image.width, image.height) > kPyramidSide;
+  StagesSeen direct;
+  ImageCopy firstSweep = copy;
+  if (pyramid) firstSweep.pauseAt = &direct;
+  runAllPasses(image, options, deadline, firstSweep, onCandidate);
+  if (results.empty() && pyramid) {
     const double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
     if (left > 1) {
       std::vector<uint8_t> buffers[2];
@@ -2709,6 +2719,11 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         results = readHalved(small, budgetLeft(options, deadline));
       scaleCorners(results, static_cast<float>(factor));
     }
+  }
+  if (results.empty() && direct.complete && Clock::now() < deadline) {
+    ImageCopy secondSweep = copy;
+    secondSweep.resumeFrom = &direct;
+    runAllPasses(image, options, deadline, secondSweep, onCandidate);
   }
   return results;
 }
