@@ -38,6 +38,11 @@ export interface NativeTracePass {
   region: { x0: number; y0: number; x1: number; y1: number };
   /** Pass pixels per image pixel (2 upsampled, 0.5 downsampled). */
   scale: number;
+  /**
+   * Run by the deconvolving stages, the last of a read: after the image's direct stages and, for
+   * a large image, after its halved copy was read.
+   */
+  deconvolving: boolean;
   /** Dot candidates, flat [x, y, diameter, ...]. */
   dots: Float32Array;
   /** One array of indices into `dots` per cluster. */

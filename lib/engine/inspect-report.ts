@@ -94,6 +94,7 @@ export function buildReport(trace: NativeInspection, width: number, height: numb
     polarity: p.dark ? 'dark' : 'light',
     region: { ...p.region },
     scale: p.scale,
+    stages: p.deconvolving ? 'deconvolving' : 'first',
     candidates: p.dots.length / 3,
     clusters: p.clusters.map((c) => c.length),
     lattices: p.lattices.map((l, li): InspectLattice => {
@@ -235,7 +236,7 @@ export function reportText(report: InspectReport, source: string): string {
   if (!report.passes.length) lines.push('  none ran');
   for (const p of report.passes) {
     const r = p.region;
-    const scale = p.scale !== 1 ? `, read at ${p.scale}x` : '';
+    const scale = (p.scale !== 1 ? `, read at ${p.scale}x` : '') + (p.stages === 'deconvolving' ? ', deconvolved' : '');
     lines.push(`  pass ${p.id} ${p.via}: ${p.polarity} dots, region ${r.x0},${r.y0}-${r.x1},${r.y1}${scale}: ` +
       `${p.candidates} candidates, ${p.clusters.length} cluster${p.clusters.length === 1 ? '' : 's'}`);
     for (const l of p.lattices) {

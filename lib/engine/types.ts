@@ -123,6 +123,12 @@ export interface InspectPass {
   region: { x0: number; y0: number; x1: number; y1: number };
   /** Pass pixels per image pixel: 2 when the region was upsampled, 0.5 when downsampled. */
   scale: number;
+  /**
+   * `deconvolving`: run by the last stages of a read, which deconvolve each region before they
+   * read it, after the first stages and, for an image over 1400 px a side, after its halved copy
+   * was read (the halved copy's own passes are not listed).
+   */
+  stages: 'first' | 'deconvolving';
   candidates: number;
   /** Dots in each cluster, cluster 1 first. */
   clusters: number[];

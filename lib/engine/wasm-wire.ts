@@ -34,7 +34,7 @@ export interface WireRegion { x0: number; y0: number; x1: number; y1: number }
 
 export interface WireTrace {
   passes: {
-    via: string; dark: boolean; region: WireRegion; scale: number;
+    via: string; dark: boolean; region: WireRegion; scale: number; deconvolving: boolean;
     dots: Float32Array; clusters: Int32Array[];
     lattices: { cluster: number; outcome: string; dots: Float32Array; row: Int32Array; col: Int32Array; rows: number; cols: number; pitch: number }[];
   }[];
@@ -140,6 +140,7 @@ export class WireReader {
       const dark = this.bool();
       const region = this.region();
       const scale = this.f32();
+      const deconvolving = this.bool();
       const dots = this.f32s(this.u32() * 3);
       const clusters: Int32Array[] = [];
       for (let c = this.u32(); c > 0; c--) clusters.push(this.i32s());
@@ -150,7 +151,7 @@ export class WireReader {
           row: this.i32s(), col: this.i32s(), rows: this.i32(), cols: this.i32(), pitch: this.f32(),
         });
       }
-      passes.push({ via, dark, region, scale, dots, clusters, lattices });
+      passes.push({ via, dark, region, scale, deconvolving, dots, clusters, lattices });
     }
     const hypotheses: WireTrace['hypotheses'] = [];
     for (let n = this.u32(); n > 0; n--) {

@@ -228,6 +228,7 @@ Napi::Object traceToJs(Napi::Env env, const dc::DetectorTrace& t) {
     po.Set("dark", Napi::Boolean::New(env, p.dark));
     po.Set("region", regionToJs(env, p.x0, p.y0, p.x1, p.y1));
     po.Set("scale", Napi::Number::New(env, p.scale));
+    po.Set("deconvolving", Napi::Boolean::New(env, p.deconvolving));
     po.Set("dots", traceDotsToJs(env, p.dots));
     Napi::Array clusters = Napi::Array::New(env, p.clusters.size());
     for (size_t c = 0; c < p.clusters.size(); ++c) {

@@ -29,6 +29,7 @@ struct TracePass {
   bool dark = true;                        // polarity of the dots looked for
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;      // the region read (caller's image)
   float scale = 1;                         // the pass image's pixels per caller pixel (2: upsampled)
+  bool deconvolving = false;               // a deconvolving stage's (after the image's direct stages and its halved copy)
   std::vector<TraceDot> dots;              // dot candidates (at most kMaxTraceDots)
   std::vector<std::vector<int>> clusters;  // indices into dots
   std::vector<TraceLattice> lattices;

@@ -1334,6 +1334,7 @@ class PassSchedule {
     workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
     if (copy_.resumeFrom) {
       seen_ = *copy_.resumeFrom;
+      deconvolvingStages_ = true;
       runStages(kDeconvolving);
       return;
     }
@@ -1355,6 +1356,7 @@ class PassSchedule {
       copy_.pauseAt->complete = true;
       return;
     }
+    deconvolvingStages_ = true;
     runStages(kDeconvolving);
   }
 
@@ -1389,6 +1391,7 @@ class PassSchedule {
   // onCandidate; a lattice that did not read and reaches past its crop is noted for a re-read.
   void run(const GreyImage& img, const Pass& pass, const Frame& frame, PassStats& stats, bool reuse = true) {
     if (stop_ || Clock::now() > deadline_) return;
+    const size_t traced = options_.trace ? options_.trace->passes.size() : 0;
     runPass(img, pass, frame, options_.trace, reuse, deadline_, stats, [&](Candidate& cand) {
       cand.lastStage = largeOnly_ || lastStage_;
       int r = onCandidate_(cand, pass, frame);
@@ -1402,6 +1405,7 @@ class PassSchedule {
       if (pass.peaks && !pass.dark && seen_.fine.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch) noteFine(cand, frame);
       return r >= 0;
     });
+    if (options_.trace && options_.trace->passes.size() > traced) options_.trace->passes.back().deconvolving = deconvolvingStages_;
     seen_.textures.insert(seen_.textures.end(), stats.textures.begin(), stats.textures.end());
     stats.textures.clear();
   }
@@ -2015,6 +2019,7 @@ class PassSchedule {
   std::vector<Deconvolved> deconvolved_;
   bool largeOnly_ = false;                 // the deconvolving peaks passes on their large regions only
   bool lastStage_ = false;                 // gaussianDeblurred: its lattices take the last stages' allowance
+  bool deconvolvingStages_ = false;        // the deconvolving stages are under way (the trace notes it)
   float smearScale_ = 1.0f;                // the smear pass's streaks as estimated, or shortened (shortSmearPeaks)
   std::optional<ImageBlurCues> blurCues_;  // (measured when a deblurring peaks stage first asks)
   BlurEstimate sharedSmear_;

@@ -87,6 +87,7 @@ void writeTrace(dcwasm::WireWriter& w, const dc::DetectorTrace& t) {
     w.u8(p.dark ? 1 : 0);
     writeRegion(w, p.x0, p.y0, p.x1, p.y1);
     w.f32(p.scale);
+    w.u8(p.deconvolving ? 1 : 0);
     writeDots(w, p.dots);
     w.u32(static_cast<uint32_t>(p.clusters.size()));
     for (const auto& c : p.clusters) w.i32s(c);

@@ -5,6 +5,8 @@
 // (their first stages, then their deconvolving ones), which the inspection trace shows.
 import { strict as assert } from 'assert';
 
+import sharp from 'sharp';
+
 import { clutterCollage, pasteGrey, renderSample, Rng } from '../fixtures/dotcode-render';
 import { loadAddon, type NativeTraceWindow } from '../../lib/engine/addon';
 
@@ -42,6 +44,10 @@ describe('DotCode detector: a small symbol in a large photo', function () {
     const empty = addon.inspectImageSync(background, W, H, { timeBudgetMs: 20_000 });
     assert.deepEqual(empty.results.map((r) => r.bytes.toString('latin1')), [], 'no symbol in the clutter');
     checkSweeps(empty.windows, []);
+    // the whole frame's own read ran its deconvolving stages last (traced: the windows' are not)
+    const firstStages = empty.passes.filter((p) => !p.deconvolving).length;
+    assert.ok(firstStages >= 2 && firstStages < empty.passes.length, `${firstStages} of ${empty.passes.length} passes before deconvolving`);
+    assert.ok(empty.passes.slice(firstStages).every((p) => p.deconvolving), 'the deconvolving stages after the first ones');
     for (const seed of [1001, 1004]) {
       const s = await renderSample('pack', seed);
       assert.ok(s.expected && s.truth, 'a pack sample with its truth');
@@ -68,6 +74,27 @@ describe('DotCode detector: a small symbol in a large photo', function () {
         const d = Math.hypot(got.x - (t[0] + ox), got.y - (t[1] + oy));
         assert.ok(d <= tol, `${s.name}: corner ${k} ${d.toFixed(1)} px from the truth`);
       });
+    }
+  });
+
+  // A phone held close: the pack's code enlarged four times and soft (modules of 8-16 px), which
+  // the passes, made for 2-6 px modules, read on the image halved. The halved copy is read between
+  // the full size's first stages and its deconvolving ones, which would cost most of the time
+  // before it (read_dotcodes.cpp, readAsGiven).
+  it("reads a phone's soft close-up on its halved copy before any deconvolving stage of the full size", async function () {
+    for (const [category, seed] of [['pack', 1001], ['pack-dark', 1005]] as const) {
+      const s = await renderSample(category, seed);
+      assert.ok(s.expected, 'a sample with its text');
+      const w = s.width * 4;
+      const h = s.height * 4;
+      const big = await sharp(Buffer.from(s.grey), { raw: { width: s.width, height: s.height, channels: 1 } })
+        .resize(w, h, { kernel: 'cubic' }).blur(1.4).extractChannel(0).raw().toBuffer();
+      const traced = addon.inspectImageSync(new Uint8Array(big), w, h, { timeBudgetMs: 20_000 });
+      assert.deepEqual(traced.results.map((r) => r.bytes.toString('hex')), [s.expected.toString('hex')], `${s.name} at ${w}x${h}`);
+      // no grid of the full size's passes decoded: the halved copy read it
+      assert.ok(traced.hypotheses.every((g) => g.outcome !== 'decoded'), `${s.name}: not read at full size`);
+      assert.ok(traced.passes.length > 1, `${s.name}: the full size's first stages ran`);
+      assert.deepEqual(traced.passes.filter((p) => p.deconvolving).map((p) => p.via), [], `${s.name}: no deconvolving stage before the halved copy`);
     }
   });
 });
