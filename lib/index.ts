@@ -9,7 +9,7 @@ export {
 export type {
   Format, Gs1Mode, Speed, ImageInput, RawFrame, MatLike, DecodeOptions, DecodeResult, DecodeAllResult,
   SymbolResult, Gs1Result, ImageProbe, Point, FrameReaderOptions, FrameResult,
-  InspectOptions, InspectReport, InspectStage, InspectPass, InspectLattice, InspectHypothesis, InspectRead, InspectWindow,
+  InspectOptions, InspectReport, InspectStage, InspectStageGroup, InspectPass, InspectLattice, InspectHypothesis, InspectRead, InspectWindow,
 } from './engine';
 
 // SDK: the licensed Scanner, its error, and its types.

@@ -4,7 +4,7 @@
 import { toSymbol } from './dotcode';
 import type { NativeInspection, NativeTraceHypothesis } from './addon';
 import type {
-  InspectHypothesis, InspectLattice, InspectPass, InspectRead, InspectReport, InspectStage, InspectWindow,
+  InspectHypothesis, InspectLattice, InspectPass, InspectRead, InspectReport, InspectStage, InspectStageGroup, InspectWindow,
 } from './types';
 
 /**
@@ -84,6 +84,7 @@ export function latticeIds(trace: NativeInspection): number[][] {
 }
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
+const stagesOf = (traced: { deconvolving: boolean }): InspectStageGroup => (traced.deconvolving ? 'deconvolving' : 'first');
 
 /** The report without `out` and `files` (the writer fills those). */
 export function buildReport(trace: NativeInspection, width: number, height: number): InspectReport {
@@ -94,7 +95,7 @@ export function buildReport(trace: NativeInspection, width: number, height: numb
     polarity: p.dark ? 'dark' : 'light',
     region: { ...p.region },
     scale: p.scale,
-    stages: p.deconvolving ? 'deconvolving' : 'first',
+    stages: stagesOf(p),
     candidates: p.dots.length / 3,
     clusters: p.clusters.map((c) => c.length),
     lattices: p.lattices.map((l, li): InspectLattice => {
@@ -129,7 +130,7 @@ export function buildReport(trace: NativeInspection, width: number, height: numb
     ec_budget: r.ecBudget,
   }));
   const windows: InspectWindow[] = trace.windows.map((w, i) => ({
-    id: i + 1, region: { ...w.region }, stages: w.deconvolving ? 'deconvolving' : 'first', read: w.read,
+    id: i + 1, region: { ...w.region }, stages: stagesOf(w), read: w.read,
   }));
   const { stage, verdict } = judge(passes, hypotheses, results);
   return {
@@ -236,8 +237,8 @@ export function reportText(report: InspectReport, source: string): string {
   if (!report.passes.length) lines.push('  none ran');
   for (const p of report.passes) {
     const r = p.region;
-    const scale = (p.scale !== 1 ? `, read at ${p.scale}x` : '') + (p.stages === 'deconvolving' ? ', deconvolved' : '');
-    lines.push(`  pass ${p.id} ${p.via}: ${p.polarity} dots, region ${r.x0},${r.y0}-${r.x1},${r.y1}${scale}: ` +
+    const how = (p.scale !== 1 ? `, read at ${p.scale}x` : '') + (p.stages === 'deconvolving' ? ', deconvolved' : '');
+    lines.push(`  pass ${p.id} ${p.via}: ${p.polarity} dots, region ${r.x0},${r.y0}-${r.x1},${r.y1}${how}: ` +
       `${p.candidates} candidates, ${p.clusters.length} cluster${p.clusters.length === 1 ? '' : 's'}`);
     for (const l of p.lattices) {
       const size = l.dots ? `: ${l.dots} dots over ${l.rows}x${l.cols} positions, pitch ${l.pitch} px` : '';

@@ -114,6 +114,9 @@ export interface InspectReport {
   files: string[];
 }
 
+/** Which stages of a read ran a pass or a window: the first ones, or the deconvolving ones after them. */
+export type InspectStageGroup = 'first' | 'deconvolving';
+
 export interface InspectPass {
   id: number;
   via: string;
@@ -128,7 +131,7 @@ export interface InspectPass {
    * read it, after the first stages and, for an image over 1400 px a side, after its halved copy
    * was read (the halved copy's own passes are not listed).
    */
-  stages: 'first' | 'deconvolving';
+  stages: InspectStageGroup;
   candidates: number;
   /** Dots in each cluster, cluster 1 first. */
   clusters: number[];
@@ -140,7 +143,7 @@ export interface InspectWindow {
   id: number;
   /** The window, in image pixels (x1, y1 exclusive). */
   region: { x0: number; y0: number; x1: number; y1: number };
-  stages: 'first' | 'deconvolving';
+  stages: InspectStageGroup;
   /** Symbols this read found (overlapping windows may both hold one; the windows' passes are not traced one by one). */
   read: number;
 }

@@ -1331,11 +1331,14 @@ class PassSchedule {
         &PassSchedule::gaussianDeblurred,     // the soft region of deblurred as a Gaussian's blur
         &PassSchedule::darkDeconvolvedPeaks,  // dark dots: the four deconvolving stages again
     };
+    auto deconvolve = [&] {
+      deconvolvingStages_ = true;  // (the trace marks their passes)
+      runStages(kDeconvolving);
+    };
     workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
     if (copy_.resumeFrom) {
       seen_ = *copy_.resumeFrom;
-      deconvolvingStages_ = true;
-      runStages(kDeconvolving);
+      deconvolve();
       return;
     }
     run(image_, kFast, identity_, seen_.dark, false);
@@ -1356,8 +1359,7 @@ class PassSchedule {
       copy_.pauseAt->complete = true;
       return;
     }
-    deconvolvingStages_ = true;
-    runStages(kDeconvolving);
+    deconvolve();
   }
 
  private:
@@ -1405,6 +1407,7 @@ class PassSchedule {
       if (pass.peaks && !pass.dark && seen_.fine.size() < kMaxFineCrops && cand.fit.pitch / frame.scale < kFinePitch) noteFine(cand, frame);
       return r >= 0;
     });
+    // (runPass traces the pass it ran, if any, last)
     if (options_.trace && options_.trace->passes.size() > traced) options_.trace->passes.back().deconvolving = deconvolvingStages_;
     seen_.textures.insert(seen_.textures.end(), stats.textures.begin(), stats.textures.end());
     stats.textures.clear();
