@@ -1,8 +1,10 @@
-// The decode itself: wire input -> grey (once) -> DotCode reader -> zxing readers -> results.
+// The decode itself: wire input -> grey (once) -> DotCode reader -> zxing readers -> results
+// (decode() without a format interleaves the two: readFirst).
 // One implementation of the order and of the result building, whatever thread each step runs
 // in: decode()/decodeAll() run it in the caller's thread with asynchronous readers (sharp and
 // the addon's AsyncWorker on libuv threads, zxing in a pool worker that gets the grey plane);
 // decodeSync()'s helper thread runs it whole with in-thread readers.
+import { blankSymbols } from './blank-symbols';
 import { readDotCode, type DotCodeOptions, type DotCodeSymbol } from './dotcode';
 import { loadAddon } from './addon';
 import { uniformPlane } from './grey-levels';
@@ -137,17 +139,13 @@ async function readGrey(job: Job, grey: GreyImage, readers: Readers): Promise<Jo
   // A plane of one grey level holds no symbol: neither reader is asked (a 6000x6000 PNG header
   // over no data read 0.8-1.3 s of CPU in the two readers after its 0.5 s decode).
   if (uniformPlane(grey)) return { error: 'no_dotcode_found', symbols: [] };
-  if (job.speed === 'video' && !job.format && !job.all) return readBoth(job, grey, readers);
+  if (!job.format && !job.all) return job.speed === 'video' ? readBoth(job, grey, readers) : readFirst(job, grey, readers);
   const symbols: SymbolAnswer[] = [];
 
   if (!job.format || job.format === 'DotCode') {
-    try {
-      for (const s of await readers.dotcode(grey, job.all ? 64 : 1, dotcodeOptions(job.speed, false, grey.width * grey.height))) symbols.push(fromDotCode(s, job.gs1));
-    } catch (e) {
-      // The addon reports native failures as errors rather than crashing; treat them as "not
-      // read by this reader" so the other readers still get their chance.
-      if (job.format === 'DotCode') return { error: nativeError(e), symbols: [] };
-    }
+    const d = await readDotCodeOf(job, grey, readers, job.all ? 64 : 1);
+    if ('error' in d) return { error: d.error, symbols: [] };
+    symbols.push(...d.symbols);
     if (symbols.length && !job.all) return { error: null, symbols };
   }
 
@@ -158,6 +156,51 @@ async function readGrey(job: Job, grey: GreyImage, readers: Readers): Promise<Jo
     symbols.push(...z.symbols);
   }
   return { error: symbols.length ? null : 'no_dotcode_found', symbols };
+}
+
+/**
+ * The DotCode detector on the plane, at the job's speed (or only its fast pass). Native failures
+ * are "not read by this reader" so the other readers still get their chance, except when the
+ * caller asked for DotCode alone, who gets the error.
+ */
+async function readDotCodeOf(job: Job, grey: GreyImage, readers: Readers, maxSymbols: number, fastOnly = false): Promise<{ symbols: SymbolAnswer[] } | { error: string }> {
+  const options = dotcodeOptions(job.speed, false, grey.width * grey.height);
+  try {
+    const read = await readers.dotcode(grey, maxSymbols, fastOnly ? { ...options, tryHarder: false } : options);
+    return { symbols: read.map((s) => fromDotCode(s, job.gs1)) };
+  } catch (e) {
+    return job.format === 'DotCode' ? { error: nativeError(e) } : { symbols: [] };
+  }
+}
+
+/**
+ * decode() of a still without a format: one symbol, DotCode's before any other. The detector's
+ * harder passes take a still image's budget on any lattice of modules, and the other symbologies'
+ * modules are lattices: an Aztec, Data Matrix, MaxiCode or PDF417 sample waited 100-600 ms for
+ * them before zxing read it in a few. So DotCode's fast pass goes first (most DotCode images read
+ * there, at no cost to them), then zxing's plain pass (a few ms; it reads nothing on the real
+ * DotCode photos), and only then the detector's harder passes: over the image as given, or, when
+ * zxing read a symbol, over a copy with that symbol painted out (blank-symbols.ts), where they
+ * still find a DotCode printed beside it, which is then the answer. The rest of zxing's ladder
+ * comes last, as before. (bench/RESULTS.md, "Engine per symbology".)
+ */
+async function readFirst(job: Job, grey: GreyImage, readers: Readers): Promise<JobAnswer> {
+  const quick = await readDotCodeOf(job, grey, readers, 1, true);
+  if ('symbols' in quick && quick.symbols.length) return { error: null, symbols: quick.symbols };
+
+  // (a copy for zxing: the plane is read again below; 'video' is the plain pass alone)
+  const plain = await readers.zxing({ grey: { data: grey.data, width: grey.width, height: grey.height, owned: false }, gs1: job.gs1, speed: 'video', all: false });
+  if (plain.symbols.length) {
+    const rest = blankSymbols(grey, plain.symbols);
+    const beside = uniformPlane(rest) ? { symbols: [] } : await readDotCodeOf(job, rest, readers, 1);
+    return { error: null, symbols: 'symbols' in beside && beside.symbols.length ? beside.symbols : plain.symbols.slice(0, 1) };
+  }
+
+  const hard = await readDotCodeOf(job, grey, readers, 1);
+  if ('symbols' in hard && hard.symbols.length) return { error: null, symbols: hard.symbols };
+  const z = await readers.zxing({ grey, gs1: job.gs1, speed: job.speed, all: false });
+  if (z.error) return { error: z.error, symbols: [] };
+  return { error: z.symbols.length ? null : 'no_dotcode_found', symbols: z.symbols.slice(0, 1) };
 }
 
 /**
