@@ -49,7 +49,8 @@ describe('engine: blank planes', () => {
       const speck = { data: new Uint8Array(640 * 480).fill(200), width: 640, height: 480 };
       speck.data[640 * 240 + 320] = 10;
       assert.deepStrictEqual(await runJob({ ...job, speed }, readersFor(speck)), { error: 'no_dotcode_found', symbols: [] });
-      assert.deepStrictEqual([...calls].sort(), ['dotcode', 'zxing'], `${speed}: both readers for a plane with one dark pixel`);
+      // (balanced without a format asks each twice: fast pass, plain pass, harder passes, ladder; core.ts readFirst)
+      assert.deepStrictEqual([...new Set(calls)].sort(), ['dotcode', 'zxing'], `${speed}: both readers for a plane with one dark pixel`);
     }
   });
 });
