@@ -158,6 +158,11 @@ async function readGrey(job: Job, grey: GreyImage, readers: Readers): Promise<Jo
   return { error: symbols.length ? null : 'no_dotcode_found', symbols };
 }
 
+/** The plane for a zxing step while the addon still reads it: owned: false makes the pool copy it instead of moving it away. */
+function sharedPlane(grey: GreyImage): GreyImage {
+  return { data: grey.data, width: grey.width, height: grey.height, owned: false };
+}
+
 /**
  * The DotCode detector on the plane, at the job's speed (or only its fast pass). Native failures
  * are "not read by this reader" so the other readers still get their chance, except when the
@@ -185,19 +190,24 @@ async function readDotCodeOf(job: Job, grey: GreyImage, readers: Readers, maxSym
  * comes last, as before. (bench/RESULTS.md, "Engine per symbology".)
  */
 async function readFirst(job: Job, grey: GreyImage, readers: Readers): Promise<JobAnswer> {
-  const quick = await readDotCodeOf(job, grey, readers, 1, true);
-  if ('symbols' in quick && quick.symbols.length) return { error: null, symbols: quick.symbols };
+  // (without a format readDotCodeOf never answers an error: only its symbols matter here)
+  const dotcode = async (plane: GreyImage, fastOnly = false) => {
+    const d = await readDotCodeOf(job, plane, readers, 1, fastOnly);
+    return 'symbols' in d ? d.symbols : [];
+  };
+  const quick = await dotcode(grey, true);
+  if (quick.length) return { error: null, symbols: quick };
 
-  // (a copy for zxing: the plane is read again below; 'video' is the plain pass alone)
-  const plain = await readers.zxing({ grey: { data: grey.data, width: grey.width, height: grey.height, owned: false }, gs1: job.gs1, speed: 'video', all: false });
+  // ('video' is the plain pass alone; zxing gets a copy, the plane is read again below)
+  const plain = await readers.zxing({ grey: sharedPlane(grey), gs1: job.gs1, speed: 'video', all: false });
   if (plain.symbols.length) {
     const rest = blankSymbols(grey, plain.symbols);
-    const beside = uniformPlane(rest) ? { symbols: [] } : await readDotCodeOf(job, rest, readers, 1);
-    return { error: null, symbols: 'symbols' in beside && beside.symbols.length ? beside.symbols : plain.symbols.slice(0, 1) };
+    const beside = uniformPlane(rest) ? [] : await dotcode(rest);
+    return { error: null, symbols: beside.length ? beside : plain.symbols.slice(0, 1) };
   }
 
-  const hard = await readDotCodeOf(job, grey, readers, 1);
-  if ('symbols' in hard && hard.symbols.length) return { error: null, symbols: hard.symbols };
+  const hard = await dotcode(grey);
+  if (hard.length) return { error: null, symbols: hard };
   const z = await readers.zxing({ grey, gs1: job.gs1, speed: job.speed, all: false });
   if (z.error) return { error: z.error, symbols: [] };
   return { error: z.symbols.length ? null : 'no_dotcode_found', symbols: z.symbols.slice(0, 1) };
@@ -212,7 +222,7 @@ async function readFirst(job: Job, grey: GreyImage, readers: Readers): Promise<J
  */
 async function readBoth(job: Job, grey: GreyImage, readers: Readers): Promise<JobAnswer> {
   const dotcode = readers.dotcode(grey, 1, dotcodeOptions(job.speed)).then((r) => r, () => [] as DotCodeSymbol[]);
-  const zxing = readers.zxing({ grey: { data: grey.data, width: grey.width, height: grey.height, owned: false }, gs1: job.gs1, speed: job.speed, all: false });
+  const zxing = readers.zxing({ grey: sharedPlane(grey), gs1: job.gs1, speed: job.speed, all: false });
   const d = await dotcode;
   if (d.length) return { error: null, symbols: [fromDotCode(d[0], job.gs1)] }; // zxing's answer, when it comes, is dropped
   const z = await zxing;
