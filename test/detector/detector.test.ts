@@ -10,7 +10,7 @@ import * as path from 'path';
 import sharp from 'sharp';
 
 import { corpusDir } from '../engine/corpus';
-import { renderSample, type Category, type Sample } from '../fixtures/dotcode-render';
+import { renderSample, renderSequence, type Category, type Sample } from '../fixtures/dotcode-render';
 import { loadAddon } from '../../lib/engine/addon';
 import { dotcodeOptions } from '../../lib/engine/speed';
 
@@ -116,6 +116,25 @@ describe('DotCode detector (native readImageSync)', function () {
     const s = await renderSample('pack-dark', 230);
     const texts = textsRead(s);
     assert.deepEqual(texts, [s.expectedText]);
+  });
+
+  it('refuses a small window beside a glare band that needs corrections and has dots in its quiet zone', async function () {
+    // Two misreads, each a window of a symbol that goes on past a glare band, decoded with the
+    // corrections of a small symbol (read_dotcodes.cpp, dotsInQuietZone): pack-dark/1021, a 28 x 9
+    // window as "4570<GS>880" (4 erasures of 6 check words; the symbol's dots 3 lines past its
+    // side), and frame 3 of the sweep sequence 10, a 13 x 12 window right of the band as "292230"
+    // (2 erasures of 4; dots on the line next to it). No text but the symbol's may come back.
+    const pack = await renderSample('pack-dark', 1021);
+    const sweep = renderSequence('sweep', 10);
+    const frame = sweep.frames[2];
+    const cases = [
+      { name: pack.name, texts: textsRead(pack), expected: pack.expectedText },
+      {
+        name: 'sweep/10 frame 3', expected: sweep.symbols[0],
+        texts: addon.readImageSync(frame.grey, frame.width, frame.height, { timeBudgetMs: 10000 }).map((r) => Buffer.from(r.bytes).toString('latin1')),
+      },
+    ];
+    for (const c of cases) assert.deepEqual(c.texts.filter((t) => t !== c.expected), [], `${c.name}: misread`);
   });
 
   it('joins the two parts of a pack symbol that a washed-out glare band splits, and reads it', async function () {
