@@ -2968,6 +2968,12 @@ std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions
   using det::Clock;
   const auto deadline = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::max(0.0, options.timeBudgetMs) * 1000));
   std::vector<ReadResult> results = readAsGiven(image, options);
+  // A live frame (the video fusion's hook set) stops at the image as given: the copies' lattices
+  // are never fused (their coordinates are the copy's), the next frame comes within tens of
+  // milliseconds, and the copies cost a small frame up to ten times the read as given (FrameReader
+  // at `balanced`, 480x360 sequence frames: detector median 254 -> 26 ms; bench/RESULTS.md "Video
+  // sequences").
+  if (options.sampled) return results;
   if (!results.empty() || !options.tryHarder || !image.valid() || options.maxSymbols <= 0) return results;
   auto rest = [&]() {
     ReadOptions o = budgetLeft(options, deadline);

@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { close, FrameReader } from '../../lib/engine';
 import { loadAddon } from '../../lib/engine/addon';
-import { renderClean, renderSequence } from '../fixtures/dotcode-render';
+import { renderClean, renderSample, renderSequence } from '../fixtures/dotcode-render';
 import { runSequence } from '../../bench/sequences-core';
 import { repoRoot } from '../support/seeded';
 
@@ -128,6 +128,21 @@ describe('engine: FrameReader (video fusion)', function () {
     const native = run('native');
     assert.ok(native.some((x) => x.startsWith('true|')), 'the sequences read');
     assert.deepStrictEqual(run('wasm'), native);
+  });
+
+  it('reads a live frame as given: a frame only a still\'s copies read is left to the next frames', async () => {
+    // pack-dark/12 and /58 (2 px modules, 640 x 480) read only from the upsampled copy a still gets
+    // (detector.test.ts); a live frame stops after the image as given (read_dotcodes.cpp,
+    // readWithCopies: the copies' lattices are never fused, and cost a small frame 3-4 times the
+    // read as given), even with the budget to spare.
+    const addon = loadAddon();
+    for (const seed of [12, 58]) {
+      const s = await renderSample('pack-dark', seed);
+      const still = addon.readImageSync(s.grey, s.width, s.height, { timeBudgetMs: 10000 });
+      assert.deepStrictEqual(still.map((r) => r.bytes.toString('latin1')), [s.expectedText], `${s.name} as a still`);
+      const push = await addon.pushFrame!(addon.createFrameFusion!(12), s.grey, s.width, s.height, { timeBudgetMs: 10000 });
+      assert.deepStrictEqual(push.reads.map((r) => r.bytes.toString('latin1')), [], `${s.name} as a live frame`);
+    }
   });
 
   it('the addon exposes the fusion; a bad handle is a TypeError, not a crash', () => {
