@@ -2210,12 +2210,29 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
 std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions& options, std::optional<det::ImageBlurCues>& cues);
 
 // The image halved (downsample2), read by the passes alone, corners in the image's coordinates.
+// The video fusion's lattices sampled on a scaled copy (from index `from` on), put back into the
+// image's coordinates as scaleCorners puts the reads: the fusion matches a frame's lattices with
+// the last frames' by where they lie, and reports their corners.
+void scaleSampled(std::vector<SampledLattice>* sampled, size_t from, float factor) {
+  if (!sampled) return;
+  for (size_t i = from; i < sampled->size(); ++i) {
+    SampledLattice& s = (*sampled)[i];
+    for (PointF& p : s.corners) {
+      p.x *= factor;
+      p.y *= factor;
+    }
+    s.pitch *= factor;
+  }
+}
+
 std::vector<ReadResult> readHalved(const GreyImage& image, const ReadOptions& options) {
   std::vector<uint8_t> buf;
   GreyImage half;
   det::downsample2(image, buf, half);
+  const size_t sampledBefore = options.sampled ? options.sampled->size() : 0;
   std::vector<ReadResult> results = readAsGiven(half, options, det::ImageCopy{false});
   scaleCorners(results, 2.0f);
+  scaleSampled(options.sampled, sampledBefore, 2.0f);
   return results;
 }
 
@@ -2769,6 +2786,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
         factor *= 2;
       }
       std::optional<ImageBlurCues> levelCues;
+      const size_t sampledBefore = options.sampled ? options.sampled->size() : 0;
       results = readWithCopies(small, budgetLeft(options, deadline), levelCues);
       // The pyramid stops where the long side first fits kPyramidSide, which leaves modules of 5+ px
       // when the photo was taken at 4-5 times a scanner's resolution (the real pack photos enlarged
@@ -2779,6 +2797,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
           !softMidImage(small, levelCues ? *levelCues : imageBlurCues(small)))
         results = readHalved(small, budgetLeft(options, deadline));
       scaleCorners(results, static_cast<float>(factor));
+      scaleSampled(options.sampled, sampledBefore, static_cast<float>(factor));
     }
   }
   if (results.empty() && direct.complete && Clock::now() < deadline) {

@@ -1750,6 +1750,40 @@ TEST("detector: a pack's light dots in a large phone photo are read a pyramid le
   CHECK(read >= tried - 1);
 }
 
+// The video fusion takes every lattice a frame's read sampled (ReadOptions::sampled) and matches
+// it with the last frames' by where it lies; a lattice sampled on a pyramid level lies where the
+// frame shows it, as the read's corners do, not at the level's half or quarter of that.
+TEST("detector: a lattice sampled a pyramid level below 1400 px is handed to the video fusion in the frame's coordinates") {
+  bool checked = false;
+  readShortWidePacks(31337, 0, 0, 1, [&checked](const Matrix& mx, int k) {
+    PackScene big = centredOn(packScene(mx, 28, 5.0 + 13.0 * k), 1700, 1700, 200);
+    if (checked) return PackScene{std::vector<uint8_t>(64 * 64, 200), 64, 64};  // (one scene is enough)
+    big.img = cameraBlur(big.img, big.w, big.h, 10, 0, 0);
+    std::vector<dc::SampledLattice> sampled;
+    dc::ReadOptions opt;
+    opt.timeBudgetMs = 600000;
+    opt.sampled = &sampled;
+    const std::vector<dc::ReadResult> reads = dc::readDotCodes(dc::GreyImage{big.img.data(), big.w, big.h, big.w}, opt);
+    if (reads.empty()) return big;
+    checked = true;
+    int matched = 0;
+    for (const dc::SampledLattice& s : sampled) {
+      if (s.result < 0) continue;
+      REQUIRE(s.result < static_cast<int>(reads.size()));
+      const dc::PointF(&q)[4] = reads[static_cast<size_t>(s.result)].corners;
+      const double qx = (q[0].x + q[1].x + q[2].x + q[3].x) / 4, qy = (q[0].y + q[1].y + q[2].y + q[3].y) / 4;
+      const double sx = (s.corners[0].x + s.corners[1].x + s.corners[2].x + s.corners[3].x) / 4;
+      const double sy = (s.corners[0].y + s.corners[1].y + s.corners[2].y + s.corners[3].y) / 4;
+      CHECK(std::hypot(sx - qx, sy - qy) < 3 * 28);  // the symbol's centre, within a few modules
+      CHECK(std::fabs(s.pitch - 28 * std::sqrt(2.0)) < 0.25 * 28 * std::sqrt(2.0) || std::fabs(s.pitch - 28) < 0.25 * 28);
+      ++matched;
+    }
+    CHECK(matched > 0);
+    return big;
+  });
+  CHECK(checked);
+}
+
 TEST("detector stages: every DotCode inks about 5/9 of its lattice positions (lattice evidence bounds)") {
   auto ms = loadMatrices();
   REQUIRE(ms.size() >= 20);
