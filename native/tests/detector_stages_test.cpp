@@ -1775,7 +1775,7 @@ TEST("detector: a lattice sampled a pyramid level below 1400 px is handed to the
       const double sx = (s.corners[0].x + s.corners[1].x + s.corners[2].x + s.corners[3].x) / 4;
       const double sy = (s.corners[0].y + s.corners[1].y + s.corners[2].y + s.corners[3].y) / 4;
       CHECK(std::hypot(sx - qx, sy - qy) < 3 * 28);  // the symbol's centre, within a few modules
-      CHECK(std::fabs(s.pitch - 28) < 0.25 * 28);  // (image pixels between adjacent grid positions)
+      CHECK(std::fabs(s.pitch - 28) < 0.25 * 28);    // (image pixels between adjacent grid positions)
       ++matched;
     }
     CHECK(matched > 0);
