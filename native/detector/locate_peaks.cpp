@@ -79,7 +79,7 @@ void boxRowBorders(const uint8_t* row, uint16_t* hx, int W, int R) {
 // with an AVX2 clone (wide_vectors.h): the scan that calls it is scalar and gains nothing wider.
 DC_WIDE_VECTORS void rowMaxMask(const int16_t* r, int16_t thr, uint8_t* out, int n) {
   out[0] = 0;
-  for (int x = 1; x < n - 1; ++x) out[x] = (r[x] >= thr) & (r[x] > r[x - 1]) & (r[x] >= r[x + 1]) ? 1 : 0;
+  for (int x = 1; x < n - 1; ++x) out[x] = ((r[x] >= thr) & (r[x] > r[x - 1]) & (r[x] >= r[x + 1])) ? 1 : 0;
   if (n > 1) out[n - 1] = 0;
 }
 

@@ -8,6 +8,8 @@ namespace dc {
 namespace {
 
 constexpr char kGS = 0x1D, kRS = 0x1E, kEOT = 0x04;
+// A macro's trailer: RS EOT after the 05, 06 and 12 headers, EOT alone (its tail) after the generic one.
+constexpr char kRsEot[] = {kRS, kEOT, 0};
 constexpr int kMaxEci = 811799;
 
 enum class Set { A,
@@ -67,9 +69,9 @@ class Decoder {
         if (d_[1] < 100) {
           out_.bytes += out_.macro;
           out_.bytes += kGS;
-          macroTrailer = "\x1E\x04";
+          macroTrailer = kRsEot;
         } else {
-          macroTrailer = "\x04";
+          macroTrailer = kRsEot + 1;
         }
         set_ = Set::B;
         i = 2;
