@@ -1063,6 +1063,9 @@ struct Candidate {
   // their own, and it is kept as no part of a split symbol (the first growth was kept).
   bool regrown = false;
   bool cutToLines = false;  // its DotCode lines alone (cutToCodeLines), from a lattice grown past them
+  // Found on a deconvolved copy of a region (the deblurred and deconvolving stages): read like any
+  // other, but not handed to the video fusion, whose tracks hold what frames show as given.
+  bool deconvolved = false;
 };
 
 // How a lattice that did not read was changed for another try (readAsGiven's retry).
@@ -1374,7 +1377,9 @@ class PassSchedule {
     };
     auto deconvolve = [&] {
       deconvolvingStages_ = true;  // (the trace marks their passes)
+      onDeconvolved_ = true;
       runStages(kDeconvolving);
+      onDeconvolved_ = false;
     };
     workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
     if (copy_.resumeFrom) {
@@ -1437,6 +1442,7 @@ class PassSchedule {
     const size_t traced = options_.trace ? options_.trace->passes.size() : 0;
     runPass(img, pass, frame, options_.trace, reuse, deadline_, stats, [&](Candidate& cand) {
       cand.lastStage = largeOnly_ || lastStage_;
+      cand.deconvolved = onDeconvolved_;
       int r = onCandidate_(cand, pass, frame);
       cand.read = r > 0;
       if (r > 0) found_ = true;
@@ -1667,6 +1673,7 @@ class PassSchedule {
     const float estimated = blur.radius;
     size_t spills = 0;
     const bool undershot = !blur.motion && blur.anisotropy <= kDefocusRetryAnisotropy && blur.edgeWidth >= kDefocusRetryEdgeWidth;
+    onDeconvolved_ = true;
     for (size_t k = 0; k <= kDefocusRetries; ++k) {
       if (k > 0) {
         if (!undershot || over()) break;
@@ -1681,6 +1688,7 @@ class PassSchedule {
       else if (seen_.spill.size() > spills)
         seen_.spill.resize(spills);
     }
+    onDeconvolved_ = false;
   }
 
   // Small dots that touch or barely stand out (tobacco packs): response maxima, in the regions
@@ -2063,6 +2071,7 @@ class PassSchedule {
   std::vector<Deconvolved> deconvolved_;
   bool largeOnly_ = false;                 // the deconvolving peaks passes on their large regions only
   bool lastStage_ = false;                 // gaussianDeblurred: its lattices take the last stages' allowance
+  bool onDeconvolved_ = false;             // the passes run on a deconvolved copy (Candidate::deconvolved)
   bool deconvolvingStages_ = false;        // the deconvolving stages are under way (the trace notes it)
   float smearScale_ = 1.0f;                // the smear pass's streaks as estimated, or shortened (shortSmearPeaks)
   std::optional<ImageBlurCues> blurCues_;  // (measured when a deblurring peaks stage first asks)
@@ -2312,9 +2321,14 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     const int nr = H + 2 + 2 * mr, nc = W + 2 + 2 * mc;
     DotGrid evidence;
     const DotGrid all = sampleGrid(cand.ctx, cand.fit, r0, nr, c0, nc, &evidence);
-    // Video fusion's hook: the sampled lattice, placed in the image (frame_fusion.h).
-    const int sampledIndex = options.sampled ? static_cast<int>(options.sampled->size()) : -1;
-    if (options.sampled) {
+    // Video fusion's hook: the sampled lattice, placed in the image (frame_fusion.h). Not a lattice
+    // of a deconvolved copy: under a glare band the deconvolution rings into dots where the frame
+    // shows none, and fused with the frames before and after it, such grids kept the sweep
+    // sequences' symbols from reading (bench/sequences.js sweep 1-100: 99 before the deblurred
+    // stage, 93-94 with its lattices fused, 98 without them; docs/detector.md).
+    const bool toFusion = options.sampled && !cand.deconvolved;
+    const int sampledIndex = toFusion ? static_cast<int>(options.sampled->size()) : -1;
+    if (toFusion) {
       options.sampled->push_back(describeSampled(cand, all, r0, c0, frame));
     }
     // A lattice whose positions are not inked the way DotCode content inks them (5 of every 9)
