@@ -2322,8 +2322,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     DotGrid evidence;
     const DotGrid all = sampleGrid(cand.ctx, cand.fit, r0, nr, c0, nc, &evidence);
     // Video fusion's hook: the sampled lattice, placed in the image (frame_fusion.h). Not a lattice
-    // of a deconvolved copy: under a glare band the deconvolution rings into dots where the frame
-    // shows none, and fused with the frames before and after it, such grids kept the sweep
+    // of a deconvolved copy: fused with the frames before and after it, such grids kept the sweep
     // sequences' symbols from reading (bench/sequences.js sweep 1-100: 99 before the deblurred
     // stage, 93-94 with its lattices fused, 98 without them; docs/detector.md).
     const bool toFusion = options.sampled && !cand.deconvolved;
