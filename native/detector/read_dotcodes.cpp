@@ -1377,9 +1377,7 @@ class PassSchedule {
     };
     auto deconvolve = [&] {
       deconvolvingStages_ = true;  // (the trace marks their passes)
-      onDeconvolved_ = true;
       runStages(kDeconvolving);
-      onDeconvolved_ = false;
     };
     workspace().locate.forgetStats();  // (a new image may sit at the address of the last one)
     if (copy_.resumeFrom) {
@@ -1442,7 +1440,7 @@ class PassSchedule {
     const size_t traced = options_.trace ? options_.trace->passes.size() : 0;
     runPass(img, pass, frame, options_.trace, reuse, deadline_, stats, [&](Candidate& cand) {
       cand.lastStage = largeOnly_ || lastStage_;
-      cand.deconvolved = onDeconvolved_;
+      cand.deconvolved = deconvolvingStages_ || deblurring_;
       int r = onCandidate_(cand, pass, frame);
       cand.read = r > 0;
       if (r > 0) found_ = true;
@@ -1673,7 +1671,7 @@ class PassSchedule {
     const float estimated = blur.radius;
     size_t spills = 0;
     const bool undershot = !blur.motion && blur.anisotropy <= kDefocusRetryAnisotropy && blur.edgeWidth >= kDefocusRetryEdgeWidth;
-    onDeconvolved_ = true;
+    deblurring_ = true;
     for (size_t k = 0; k <= kDefocusRetries; ++k) {
       if (k > 0) {
         if (!undershot || over()) break;
@@ -1688,7 +1686,7 @@ class PassSchedule {
       else if (seen_.spill.size() > spills)
         seen_.spill.resize(spills);
     }
-    onDeconvolved_ = false;
+    deblurring_ = false;
   }
 
   // Small dots that touch or barely stand out (tobacco packs): response maxima, in the regions
@@ -2071,7 +2069,7 @@ class PassSchedule {
   std::vector<Deconvolved> deconvolved_;
   bool largeOnly_ = false;                 // the deconvolving peaks passes on their large regions only
   bool lastStage_ = false;                 // gaussianDeblurred: its lattices take the last stages' allowance
-  bool onDeconvolved_ = false;             // the passes run on a deconvolved copy (Candidate::deconvolved)
+  bool deblurring_ = false;                // the deblurred stage's passes (on a deconvolved copy, as the deconvolving stages')
   bool deconvolvingStages_ = false;        // the deconvolving stages are under way (the trace notes it)
   float smearScale_ = 1.0f;                // the smear pass's streaks as estimated, or shortened (shortSmearPeaks)
   std::optional<ImageBlurCues> blurCues_;  // (measured when a deblurring peaks stage first asks)
@@ -2218,7 +2216,6 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
 // readDotCodes' work; `cues` receives the image's blur cues where it computed them.
 std::vector<ReadResult> readWithCopies(const GreyImage& image, const ReadOptions& options, std::optional<det::ImageBlurCues>& cues);
 
-// The image halved (downsample2), read by the passes alone, corners in the image's coordinates.
 // The video fusion's lattices sampled on a scaled copy (from index `from` on), put back into the
 // image's coordinates as scaleCorners puts the reads: the fusion matches a frame's lattices with
 // the last frames' by where they lie, and reports their corners.
@@ -2234,6 +2231,7 @@ void scaleSampled(std::vector<SampledLattice>* sampled, size_t from, float facto
   }
 }
 
+// The image halved (downsample2), read by the passes alone, corners in the image's coordinates.
 std::vector<ReadResult> readHalved(const GreyImage& image, const ReadOptions& options) {
   std::vector<uint8_t> buf;
   GreyImage half;

@@ -1212,22 +1212,36 @@ TEST("detector: small images of glossy vials whose fast pass sees no region are 
 // lines along the axis converge and the wrapped ones bow, so the orthographic model (fitted first,
 // to keep the perspective one for lattices that look wrapped) misses by up to half a pitch; the
 // perspective model then fits them. (24 scenes: 12 read with the gate at 0.35 pitch, 18 at 0.5.)
-TEST("detector: symbols whose rows are wrapped round a cylinder pitched along its axis are read") {
-  struct View {
-    double module, halfArc, distance, tilt, light, ambient, ink;
-  };
+namespace {
+
+// A pitched cylinder's view (tiltedCylinderScene) and the symbols it is tried on.
+struct TiltedView {
+  double module, halfArc, distance, tilt, light, ambient, ink;
+};
+
+// Each view on the matrices from two starting points `stride` apart (wide ones, at most `maxArea`
+// positions), the k-th turned by angle0 + angleStep * k + firstStep * first degrees.
+std::pair<int, int> readTiltedCylinders(std::initializer_list<TiltedView> views, size_t stride, int maxArea, double angle0,
+                                        double angleStep, double firstStep) {
   int read = 0, tried = 0;
-  for (const View& c : {View{7, 66, 3.3, 7, 0, 0.55, 30}, View{8, 60, 3.5, 8, 0.3, 0.4, 40}})
+  for (const TiltedView& c : views)
     for (size_t first = 0; first < 2; ++first) {
       const auto [r, t] = readScenes(
-          first, 2, [](const Matrix& mx) { return mx.rows >= 16 && mx.cols >= 1.4 * mx.rows && mx.rows * mx.cols <= 900; },
-          [&c, first](const Matrix& mx, int k) {
-            return tiltedCylinderScene(mx, c.module, c.halfArc, c.distance, c.tilt, 19.0 + 43.0 * k + 17.0 * first, c.light,
+          first, stride, [maxArea](const Matrix& mx) { return mx.rows >= 16 && mx.cols >= 1.4 * mx.rows && mx.rows * mx.cols <= maxArea; },
+          [&](const Matrix& mx, int k) {
+            return tiltedCylinderScene(mx, c.module, c.halfArc, c.distance, c.tilt, angle0 + angleStep * k + firstStep * first, c.light,
                                        c.ambient, c.ink);
           });
       read += r;
       tried += t;
     }
+  return {read, tried};
+}
+
+}  // namespace
+
+TEST("detector: symbols whose rows are wrapped round a cylinder pitched along its axis are read") {
+  const auto [read, tried] = readTiltedCylinders({{7, 66, 3.3, 7, 0, 0.55, 30}, {8, 60, 3.5, 8, 0.3, 0.4, 40}}, 2, 900, 19.0, 43.0, 17.0);
   REQUIRE(tried >= 24);
   CHECK(read >= tried - 7);
 }
@@ -1237,21 +1251,8 @@ TEST("detector: symbols whose rows are wrapped round a cylinder pitched along it
 // for a flat one before the perspective model, which fits it to a tenth of a pitch, was tried
 // (fit_cylinder.cpp, kMaxOrthoMisfit).
 TEST("detector: small-module symbols whose rows are wrapped round a near, pitched cylinder are read") {
-  struct View {
-    double module, halfArc, distance, tilt, light, ambient, ink;
-  };
-  int read = 0, tried = 0;
-  for (const View& c : {View{3.3, 60, 4.0, 12, -0.7, 0.5, 30}, View{3.0, 58, 4.5, 13, 0.5, 0.45, 35}, View{3.5, 62, 4.0, 11, 0, 0.5, 30}})
-    for (size_t first = 0; first < 2; ++first) {
-      const auto [r, t] = readScenes(
-          first, 4, [](const Matrix& mx) { return mx.rows >= 16 && mx.cols >= 1.4 * mx.rows && mx.rows * mx.cols <= 1100; },
-          [&c, first](const Matrix& mx, int k) {
-            return tiltedCylinderScene(mx, c.module, c.halfArc, c.distance, c.tilt, 31.0 + 47.0 * k + 13.0 * first, c.light,
-                                       c.ambient, c.ink);
-          });
-      read += r;
-      tried += t;
-    }
+  const auto [read, tried] = readTiltedCylinders(
+      {{3.3, 60, 4.0, 12, -0.7, 0.5, 30}, {3.0, 58, 4.5, 13, 0.5, 0.45, 35}, {3.5, 62, 4.0, 11, 0, 0.5, 30}}, 4, 1100, 31.0, 47.0, 13.0);
   std::cerr << "  small-module rows round a near, pitched cylinder: " << read << " of " << tried << " read\n";
   REQUIRE(tried >= 12);
   CHECK(read >= tried);
