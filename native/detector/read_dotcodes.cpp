@@ -396,6 +396,14 @@ constexpr double kDeblurPixels = 300000;
 constexpr double kDeblurHalvedPixels = 4 * kDeblurPixels;
 constexpr float kMinBlurDepth = 0.15f;
 constexpr float kMinBlurExtent = 5.0f;
+// A disc's blur edge shallower than that (0.04-0.14) on a faint symbol under heavy defocus: the
+// dots' blurred edges overlap, and on a vial the shading's and the silhouette's long soft edges
+// add a positive correlation at every lag. Its estimate is still right (6.0 px for a disc of 6.0
+// on an independent renderer's vial), but so shallow an edge is weak evidence (regions of the
+// negatives, of pack renders and of real photos show it too), so such a region is deconvolved
+// only once the direct stages read nothing (shallowDeblurred). An independent renderer's blurred
+// cylinders, seeds 1-200: 171 -> 177 read (CLI, still budget).
+constexpr float kMinShallowBlurDepth = 0.03f;
 constexpr float kWienerRegularisation = 0.01f;
 constexpr float kBlurredEdgeWidth = 2.5f;
 // Defocus of 0.65-0.75 module: the lattice's own gradient autocorrelation (its minimum near half
@@ -1323,9 +1331,15 @@ struct StagesSeen {
     BlurEstimate blur;
   };
   std::optional<SoftRegion> soft;  // deblurred's region, when its estimate may be a Gaussian's blur
-  std::vector<Rect> fine;          // boxes of light lattices of very small modules (upsampledPeaks)
-  std::vector<Rect> textures;      // boxes of large dotted textures any pass found
-  bool complete = false;           // every first stage ran and none read a symbol
+  struct ShallowRegion {
+    Rect region;  // a focus region of the frame, read halved when `halved`
+    BlurEstimate blur;
+    bool halved;
+  };
+  std::optional<ShallowRegion> shallow;  // deblurred's region, when its disc's blur edge was shallow
+  std::vector<Rect> fine;                // boxes of light lattices of very small modules (upsampledPeaks)
+  std::vector<Rect> textures;            // boxes of large dotted textures any pass found
+  bool complete = false;                 // every first stage ran and none read a symbol
 };
 
 // What readAsGiven is handed: the image as given, or a copy readDotCodes made of it.
@@ -1368,6 +1382,7 @@ class PassSchedule {
         &PassSchedule::upsampledPeaks,    // light dots of under 2.6 px: lattice boxes at twice the size
     };
     static constexpr Stage kDeconvolving[] = {
+        &PassSchedule::shallowDeblurred,      // deblurred's region whose disc's blur edge was shallow
         &PassSchedule::deblurredPeaks,        // light dots smeared by motion: their region deconvolved
         &PassSchedule::defocusedPeaks,        // light dots under defocus: their region deconvolved
         &PassSchedule::largeDeblurredPeaks,   // the same for regions too large for those two
@@ -1660,14 +1675,36 @@ class PassSchedule {
     if (!estimateBlur(region, blur)) return;
     // (on an upsampled copy, where every edge looks soft, only when the image as given did)
     const bool mayBeGaussian = copy_.halveDeblurred || (copy_.softAsGiven && blur.radius <= kMostGaussianRadiusOnCopy);
-    if (!blur.motion && !halved && mayBeGaussian && blur.depth >= kMinBlurDepth && blur.radius >= kMinGaussianRadius) seen_.soft = StagesSeen::SoftRegion{r, blur};
+    if (!blur.motion && !halved && mayBeGaussian && blur.depth >= kMinShallowBlurDepth && blur.radius >= kMinGaussianRadius) seen_.soft = StagesSeen::SoftRegion{r, blur};
     PPROF("  deblur region %d,%d-%d,%d motion %d length %.1f angle %.0f radius %.1f depth %.2f\n", r.x0, r.y0, r.x1, r.y1,
           blur.motion, blur.length, blur.angle * 57.3f, blur.radius, blur.depth);
     // a blur edge too short to merge dots of a readable size, or no clear one
-    if (blur.depth < kMinBlurDepth || (blur.motion ? blur.length : 2 * blur.radius) < kMinBlurExtent) return;
+    if ((blur.motion ? blur.length : 2 * blur.radius) < kMinBlurExtent) return;
+    if (blur.depth < kMinBlurDepth) {
+      if (!blur.motion && blur.depth >= kMinShallowBlurDepth) seen_.shallow = StagesSeen::ShallowRegion{r, blur, halved};
+      return;
+    }
+    deconvolveAndRead(region, blur, Frame{halved ? 0.5f : 1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)});
+  }
+
+  // The region deblurred's thresholds read once the direct stages read nothing: its disc's blur
+  // edge was shallow (kMinShallowBlurDepth).
+  void shallowDeblurred() {
+    if (!seen_.shallow) return;
+    const StagesSeen::ShallowRegion& s = *seen_.shallow;
+    GreyImage region = crop(s.region);
+    std::vector<uint8_t> halfBuf;
+    if (s.halved) downsample2(crop(s.region), halfBuf, region);
+    lastStage_ = true;  // (the earlier stages' decoys have taken their allowance of extended lattices)
+    deconvolveAndRead(region, s.blur, Frame{s.halved ? 0.5f : 1.0f, static_cast<float>(s.region.x0), static_cast<float>(s.region.y0)});
+    lastStage_ = false;
+  }
+
+  // deblurred's region deconvolved with its estimate and read by the deblurred thresholds; a disc
+  // the estimate may have undershot again with larger multiples of it.
+  void deconvolveAndRead(const GreyImage& region, BlurEstimate blur, const Frame& f) {
     GreyImage sharp;
     std::vector<uint8_t> buf;
-    const Frame f{halved ? 0.5f : 1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
     const float estimated = blur.radius;
     size_t spills = 0;
     const bool undershot = !blur.motion && blur.anisotropy <= kDefocusRetryAnisotropy && blur.edgeWidth >= kDefocusRetryEdgeWidth;
