@@ -1326,17 +1326,12 @@ struct StagesSeen {
   // Lattices that did not read and reach beyond the crop they were found in (a focus region can
   // hold only part of a symbol): their image box, to be read again whole.
   std::vector<Rect> spill;
-  struct SoftRegion {
+  struct BlurredRegion {
     Rect region;  // a focus region of the frame
     BlurEstimate blur;
   };
-  std::optional<SoftRegion> soft;  // deblurred's region, when its estimate may be a Gaussian's blur
-  struct ShallowRegion {
-    Rect region;  // a focus region of the frame, read halved when `halved`
-    BlurEstimate blur;
-    bool halved;
-  };
-  std::optional<ShallowRegion> shallow;  // deblurred's region, when its disc's blur edge was shallow
+  std::optional<BlurredRegion> soft;     // deblurred's region, when its estimate may be a Gaussian's blur
+  std::optional<BlurredRegion> shallow;  // deblurred's region, when its disc's blur edge was shallow
   std::vector<Rect> fine;                // boxes of light lattices of very small modules (upsampledPeaks)
   std::vector<Rect> textures;            // boxes of large dotted textures any pass found
   bool complete = false;                 // every first stage ran and none read a symbol
@@ -1669,34 +1664,43 @@ class PassSchedule {
     }
     if (best < 0 || over()) return;
     const Rect& r = seen_.focus[best];
-    GreyImage region = crop(r);
     std::vector<uint8_t> halfBuf;
-    if (halved) downsample2(crop(r), halfBuf, region);
+    Frame f;
+    const GreyImage region = focusAtDeblurScale(r, halfBuf, f);
     if (!estimateBlur(region, blur)) return;
     // (on an upsampled copy, where every edge looks soft, only when the image as given did)
     const bool mayBeGaussian = copy_.halveDeblurred || (copy_.softAsGiven && blur.radius <= kMostGaussianRadiusOnCopy);
-    if (!blur.motion && !halved && mayBeGaussian && blur.depth >= kMinShallowBlurDepth && blur.radius >= kMinGaussianRadius) seen_.soft = StagesSeen::SoftRegion{r, blur};
+    if (!blur.motion && !halved && mayBeGaussian && blur.depth >= kMinShallowBlurDepth && blur.radius >= kMinGaussianRadius) seen_.soft = StagesSeen::BlurredRegion{r, blur};
     PPROF("  deblur region %d,%d-%d,%d motion %d length %.1f angle %.0f radius %.1f depth %.2f\n", r.x0, r.y0, r.x1, r.y1,
           blur.motion, blur.length, blur.angle * 57.3f, blur.radius, blur.depth);
     // a blur edge too short to merge dots of a readable size, or no clear one
     if ((blur.motion ? blur.length : 2 * blur.radius) < kMinBlurExtent) return;
     if (blur.depth < kMinBlurDepth) {
-      if (!blur.motion && blur.depth >= kMinShallowBlurDepth) seen_.shallow = StagesSeen::ShallowRegion{r, blur, halved};
+      if (!blur.motion && blur.depth >= kMinShallowBlurDepth) seen_.shallow = StagesSeen::BlurredRegion{r, blur};
       return;
     }
-    deconvolveAndRead(region, blur, Frame{halved ? 0.5f : 1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)});
+    deconvolveAndRead(region, blur, f);
+  }
+
+  // A focus region as the deblurring stages read it: halved (2x2 mean) when larger than
+  // kDeblurPixels, so that its deconvolution costs no more than a region of kDeblurPixels.
+  GreyImage focusAtDeblurScale(const Rect& r, std::vector<uint8_t>& halfBuf, Frame& f) const {
+    GreyImage region = crop(r);
+    const bool halved = areaOf(r) > kDeblurPixels;
+    if (halved) downsample2(crop(r), halfBuf, region);
+    f = Frame{halved ? 0.5f : 1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
+    return region;
   }
 
   // The region deblurred's thresholds read once the direct stages read nothing: its disc's blur
   // edge was shallow (kMinShallowBlurDepth).
   void shallowDeblurred() {
-    if (!seen_.shallow) return;
-    const StagesSeen::ShallowRegion& s = *seen_.shallow;
-    GreyImage region = crop(s.region);
+    if (!seen_.shallow || over()) return;
     std::vector<uint8_t> halfBuf;
-    if (s.halved) downsample2(crop(s.region), halfBuf, region);
+    Frame f;
+    const GreyImage region = focusAtDeblurScale(seen_.shallow->region, halfBuf, f);
     lastStage_ = true;  // (the earlier stages' decoys have taken their allowance of extended lattices)
-    deconvolveAndRead(region, s.blur, Frame{s.halved ? 0.5f : 1.0f, static_cast<float>(s.region.x0), static_cast<float>(s.region.y0)});
+    deconvolveAndRead(region, seen_.shallow->blur, f);
     lastStage_ = false;
   }
 
