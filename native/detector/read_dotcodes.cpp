@@ -556,10 +556,10 @@ struct Allowances {
   double peaksDark;      // pixels of the dark peaks regions
   double spill;          // pixels of the light lattices cut by their region's border
   int extendedLattices;  // lattices extended over the image
+  double sweep;          // pixels of the centre sweep (what is left of peaksLight, at most this)
 };
-constexpr Allowances kBalancedAllowances{kPeaksPixels, kPeaksPixelsDark, kSpillPixels, kMaxExtendedLattices};
-constexpr Allowances kThoroughAllowances{2000000, 1000000, 1000000, 24};
-const Allowances& allowancesFor(const ReadOptions& options) { return options.thorough ? kThoroughAllowances : kBalancedAllowances; }
+constexpr Allowances kBalancedAllowances{kPeaksPixels, kPeaksPixelsDark, kSpillPixels, kMaxExtendedLattices, kPeaksPixels};
+constexpr Allowances kThoroughAllowances{2000000, 1000000, 1000000, 24, 2000000};
 // Light lattices with modules under kFinePitch px are read again at twice the size (upsampledPeaks).
 constexpr float kFinePitch = 2.6f;
 constexpr size_t kMaxFineCrops = 2;
@@ -612,9 +612,17 @@ constexpr int kWindowOverlap = 480;  // more than a pack symbol of 4.5 px module
 // bounds what an empty frame costs; a large photo that reads nothing spends its whole budget in
 // windows anyway, and in a window of a busy photo (text, barcodes, dotted textures) the regions
 // read first used up the balanced pool before the pack's own region (real pack photos pasted into
-// a 3264 x 2448 frame of clutter: 40 of 43 read before, 43 after). The centre sweep is not widened
-// (PassSchedule::sweepPool).
-constexpr Allowances kWindowAllowances{2.0 * kWindowSide * kWindowSide * 0.75, kPeaksPixelsDark, kSpillPixels, kMaxExtendedLattices};
+// a 3264 x 2448 frame of clutter: 40 of 43 read before, 43 after). The centre sweep stays the
+// balanced one: it is a guess, not evidence, and over a whole window its clusters mixed a symbol's
+// dots with a desk's texture, where a smaller centre region cut the symbol and the spill re-read
+// of the cut lattice's box read it (a real pack pasted into a 3000 x 2000 desk).
+constexpr Allowances kWindowAllowances{2.0 * kWindowSide * kWindowSide * 0.75, kPeaksPixelsDark, kSpillPixels, kMaxExtendedLattices, kPeaksPixels};
+// The harder passes' allowances for a read: thorough ones when asked, a window's in a large photo's
+// window (a thorough read keeps its own there too), otherwise the balanced ones.
+const Allowances& allowancesFor(const ReadOptions& options, bool largePhotoWindow) {
+  return options.thorough ? kThoroughAllowances : largePhotoWindow ? kWindowAllowances
+                                                                   : kBalancedAllowances;
+}
 
 // Positions sampled beyond a short wide lattice's ends along its long axis. Glare or the aimer
 // band can split a pack symbol's lattice, and a faint end stop its growth, 25-38 lines short of
@@ -1354,7 +1362,7 @@ struct ImageCopy {
   StagesSeen* pauseAt = nullptr;
   // ... then, later, the deconvolving stages from what the first ones saw.
   const StagesSeen* resumeFrom = nullptr;
-  bool window = false;  // a window of a large photo (kWindowAllowances)
+  bool largePhotoWindow = false;  // a window of a large photo (kWindowAllowances)
 };
 
 // The passes in the order they run, each a stage of PassSchedule: the fast pass on the whole
@@ -1693,9 +1701,10 @@ class PassSchedule {
   // A focus region as the deblurring stages read it: halved (2x2 mean) when larger than
   // kDeblurPixels, so that its deconvolution costs no more than a region of kDeblurPixels.
   GreyImage focusAtDeblurScale(const Rect& r, std::vector<uint8_t>& halfBuf, Frame& f) const {
-    GreyImage region = crop(r);
+    const GreyImage full = crop(r);
+    GreyImage region = full;
     const bool halved = areaOf(r) > kDeblurPixels;
-    if (halved) downsample2(crop(r), halfBuf, region);
+    if (halved) downsample2(full, halfBuf, region);
     f = Frame{halved ? 0.5f : 1.0f, static_cast<float>(r.x0), static_cast<float>(r.y0)};
     return region;
   }
@@ -1821,12 +1830,13 @@ class PassSchedule {
   // The fast passes' regions are a guess: a symbol of small light dots can sit where they saw
   // nothing, or they may have seen nothing at all (a pack turned 45 degrees whose frame held no
   // other print to draw a region). Once the regions are read, or at once when there are none,
-  // what is left of the light peaks budget goes to the middle of the frame (where a user aims),
-  // the whole frame when it fits. True when the sweep was due (whether or not it fits).
+  // what is left of the light peaks budget (at most Allowances::sweep) goes to the middle of the
+  // frame (where a user aims), the whole frame when it fits. True when the sweep was due (whether
+  // or not it fits).
   bool centreSweep(double budget, std::vector<Rect>& regions) const {
     if (largeOnly_ || !options_.tryHarder) return false;
     const double full = static_cast<double>(image_.width) * image_.height;
-    const double share = std::min(1.0, sweepPool(budget) / full);
+    const double share = std::min(1.0, std::min(budget, allowances().sweep) / full);
     if (share >= 0.25) {
       const double k = std::sqrt(share);
       const int w = static_cast<int>(image_.width * k), h = static_cast<int>(image_.height * k);
@@ -1994,14 +2004,7 @@ class PassSchedule {
     return *blurCues_;
   }
 
-  // The per-image allowances of the harder passes: a large photo's windows have their own.
-  const Allowances& allowances() const { return copy_.window && !options_.thorough ? kWindowAllowances : allowancesFor(options_); }
-
-  // What the centre sweep may cover of what is left of the light peaks pool: in a window, no more
-  // than the balanced pool. The sweep is a guess, not evidence; over a whole window its clusters mix
-  // a symbol's dots with a desk's texture, where a smaller centre region cut the symbol and the
-  // spill re-read of the cut lattice's box read it (a real pack pasted into a 3000 x 2000 desk).
-  double sweepPool(double left) const { return copy_.window && !options_.thorough ? std::min(left, kBalancedAllowances.peaksLight) : left; }
+  const Allowances& allowances() const { return allowancesFor(options_, copy_.largePhotoWindow); }
 
   // The regions the peaks stages read for dark dots: the fast pass's focus regions, merged no
   // larger than the dark budget (one region over the whole code box, the dark text and the EAN
@@ -2763,8 +2766,8 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       return attempt(ext, pass, frame, ends);
     };
     auto mayExtend = [&] {
-      if (cand.regrown) return ++extendedRegrown <= allowancesFor(options).extendedLattices;
-      return cand.lastStage ? ++extendedLast <= kLastStageExtendedLattices : ++extended <= allowancesFor(options).extendedLattices;
+      if (cand.regrown) return ++extendedRegrown <= allowancesFor(options, copy.largePhotoWindow).extendedLattices;
+      return cand.lastStage ? ++extendedLast <= kLastStageExtendedLattices : ++extended <= allowancesFor(options, copy.largePhotoWindow).extendedLattices;
     };
     if (got == 0 && Clock::now() < deadline && mayExtend() && !cand.notDotCode) {
       LatticeFit longer = cand.fit;
@@ -2929,7 +2932,7 @@ void readInWindows(const GreyImage& image, Rest&& rest, DetectorTrace* trace, st
       const GreyImage view{image.data + static_cast<size_t>(w.y) * image.stride + w.x, ww, wh, image.stride};
       ImageCopy window{false};
       window.darkDeconvolved = false;
-      window.window = true;
+      window.largePhotoWindow = true;
       if (deconvolving)
         window.resumeFrom = &seen[i];
       else
