@@ -240,8 +240,10 @@ describe('Scanner: TLS of the background calls', function () {
   async function attempt(certName: 'san' | 'cn', log = collector()): Promise<{ ok: boolean; error: string | null; log: string[] }> {
     const srv = await protocolServer('ok', { key: fs.readFileSync(path.join(dir, `${certName}.key`)), cert: fs.readFileSync(path.join(dir, `${certName}.pem`)) }, 'localhost');
     try {
-      const s = new Scanner(makeKey({ url: srv.url }), { logger: log, cloud: { ...FAST, stateDir: dir } });
-      await waitFor(() => s.cloudOk || s.cloudError !== null, 2000);
+      // These cases are about trust, not timing: a TLS handshake on a loaded CI machine may take
+      // longer than FAST's 400 ms, which would turn a certificate check into a timeout.
+      const s = new Scanner(makeKey({ url: srv.url }), { logger: log, cloud: { ...FAST, requestTimeoutMs: 10000, closeTimeoutMs: 12000, stateDir: dir } });
+      await waitFor(() => s.cloudOk || s.cloudError !== null, 15000);
       assert.equal((await s.decode(png)).text, 'tls');
       await s.close();
       return { ok: s.cloudOk, error: s.cloudError, log: log.messages };
