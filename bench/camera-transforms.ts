@@ -325,6 +325,14 @@ export const HELD_OUT_TRANSFORMS: readonly CameraTransform[] = [
   transform('s140b15j80', '1.4x, Gaussian 1.5 px, JPEG q80', scale(1.4), blur(1.5), jpeg(80)),
   transform('clutter4608n4', 'pasted at its own scale into a 4608 x 3456 frame of text, barcodes and dotted textures, sensor noise sigma 4',
     clutter(4608, 3456), noise(4)),
+  // (added in session 46: a hand-held phone in a dim room, a streak under sensor noise; and a pack
+  // seen at a steep angle. Measured before any change was made on them.)
+  transform('mot5a160n5', 'motion streak 5 px at 160 degrees, sensor noise sigma 5', motion(5, 160), noise(5)),
+  transform('mot8a60n3j75', 'motion streak 8 px at 60 degrees, sensor noise sigma 3, JPEG q75', motion(8, 60), noise(3), jpeg(75)),
+  transform('r300mot6a15n5', 'turned 300 degrees, motion streak 6 px at 15 degrees, sensor noise sigma 5', rotate(300), motion(6, 15), noise(5)),
+  transform('mot7a90n6', 'motion streak 7 px, vertical, sensor noise sigma 6', motion(7, 90), noise(6)),
+  transform('tilt55', 'plane tilted 55 degrees about the vertical', tilt(55, 'vertical')),
+  transform('tiltH50', 'plane tilted 50 degrees about the horizontal', tilt(50, 'horizontal')),
 ];
 
 export const ALL_TRANSFORMS: readonly CameraTransform[] = [...TUNING_TRANSFORMS, ...HELD_OUT_TRANSFORMS];
