@@ -615,8 +615,14 @@ constexpr int kWindowOverlap = 480;  // more than a pack symbol of 4.5 px module
 // a 3264 x 2448 frame of clutter: 40 of 43 read before, 43 after). The centre sweep stays the
 // balanced one: it is a guess, not evidence, and over a whole window its clusters mixed a symbol's
 // dots with a desk's texture, where a smaller centre region cut the symbol and the spill re-read
-// of the cut lattice's box read it (a real pack pasted into a 3000 x 2000 desk).
-constexpr Allowances kWindowAllowances{2.0 * kWindowSide * kWindowSide * 0.75, kPeaksPixelsDark, kSpillPixels, kMaxExtendedLattices, kPeaksPixels};
+// of the cut lattice's box read it (a real pack pasted into a 3000 x 2000 desk). So a window's
+// allowances are the balanced ones with that one pool larger.
+constexpr Allowances windowAllowances() {
+  Allowances a = kBalancedAllowances;
+  a.peaksLight = 2.0 * kWindowSide * kWindowSide * 0.75;
+  return a;
+}
+constexpr Allowances kWindowAllowances = windowAllowances();
 // The harder passes' allowances for a read: thorough ones when asked, a window's in a large photo's
 // window (a thorough read keeps its own there too), otherwise the balanced ones.
 const Allowances& allowancesFor(const ReadOptions& options, bool largePhotoWindow) {
@@ -2729,6 +2735,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     return 0;
   };
   int extended = 0, extendedLast = 0, extendedRegrown = 0;
+  const int extendable = allowancesFor(options, copy.largePhotoWindow).extendedLattices;
   // Lattices that did not read, kept as parts of a symbol that a glare band or a crease split
   // (joinLattices), in image coordinates: each pass reads its own crop at its own scale, and the
   // other part of a symbol may have come from another pass.
@@ -2766,8 +2773,8 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       return attempt(ext, pass, frame, ends);
     };
     auto mayExtend = [&] {
-      if (cand.regrown) return ++extendedRegrown <= allowancesFor(options, copy.largePhotoWindow).extendedLattices;
-      return cand.lastStage ? ++extendedLast <= kLastStageExtendedLattices : ++extended <= allowancesFor(options, copy.largePhotoWindow).extendedLattices;
+      if (cand.regrown) return ++extendedRegrown <= extendable;
+      return cand.lastStage ? ++extendedLast <= kLastStageExtendedLattices : ++extended <= extendable;
     };
     if (got == 0 && Clock::now() < deadline && mayExtend() && !cand.notDotCode) {
       LatticeFit longer = cand.fit;
