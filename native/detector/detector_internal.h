@@ -360,6 +360,15 @@ bool fitLattice(const std::vector<Blob>& blobs, const SpatialIndex& index, const
 // printed beside it picks up sparse rows of stroke ends); false when too little is left.
 bool trimToDenseBand(LatticeFit& fit);
 
+// A plane seen at a steep angle (tilted about 55 degrees or more) is foreshortened across one
+// axis so much that a double step along it is as short as a diagonal, and the lattice's shortest
+// basis, which the fit takes for the diagonals, may hold that step instead of one of them: the
+// rows then run askew through the symbol. When the fit's basis allows it, `others` receives the
+// same dots indexed by the two other pairs of its three shortest vectors (those whose extent and
+// fill pass the fit's checks, after trimToDenseBand when `trim`), the better filled first;
+// returns how many.
+int otherDiagonals(const LatticeFit& fit, bool trim, LatticeFit others[2]);
+
 // `first` grown again from its seed and basis, with steps of at most maxReach diagonals (2 keeps
 // the growth from running on through dense noise peaks: see runPass); `used` must hold the marks
 // from before the first growth. False as fitLattice.

@@ -18,6 +18,26 @@ namespace {
 
 constexpr float kPi = 3.14159265f;
 
+// A basis whose third shortest vector (a + b or a - b) is at most this much longer than its
+// longer vector may hold a double row or column step in place of a diagonal (otherDiagonals).
+// Seen square on, the double steps are sqrt(2) = 1.41 times a diagonal; the ratio falls to 1.15
+// at a 45 degree tilt and to 1 at about 55 degrees.
+constexpr float kSteepViewRatio = 1.2f;
+// How much better than the first indexing another must fill its box to be tried.
+constexpr float kSteepViewFillGain = 1.1f;
+
+// The fit's row and column extent from its dots.
+void setExtent(LatticeFit& fit) {
+  fit.rowMin = fit.colMin = 1 << 30;
+  fit.rowMax = fit.colMax = -(1 << 30);
+  for (const LatticeDot& d : fit.dots) {
+    fit.rowMin = std::min(fit.rowMin, d.row);
+    fit.rowMax = std::max(fit.rowMax, d.row);
+    fit.colMin = std::min(fit.colMin, d.col);
+    fit.colMax = std::max(fit.colMax, d.col);
+  }
+}
+
 struct Vec {
   float x, y;
 };
@@ -448,18 +468,12 @@ float fullGrownShare(const std::vector<Grown>& grown, const GridMap<int>& at) {
 // fit's dots, extent and mean pitch.
 void toGridCoordinates(const std::vector<Grown>& grown, LatticeFit& fit) {
   fit.dots.reserve(grown.size());
-  fit.rowMin = fit.colMin = 1 << 30;
-  fit.rowMax = fit.colMax = -(1 << 30);
   double pitchSum = 0;
   for (const Grown& g : grown) {
-    LatticeDot d{g.blob, g.i + g.j, g.i - g.j};
-    fit.dots.push_back(d);
-    fit.rowMin = std::min(fit.rowMin, d.row);
-    fit.rowMax = std::max(fit.rowMax, d.row);
-    fit.colMin = std::min(fit.colMin, d.col);
-    fit.colMax = std::max(fit.colMax, d.col);
+    fit.dots.push_back(LatticeDot{g.blob, g.i + g.j, g.i - g.j});
     pitchSum += (g.basis.la() + g.basis.lb()) / (2 * std::sqrt(2.0));
   }
+  setExtent(fit);
   fit.pitch = static_cast<float>(pitchSum / grown.size());
 }
 
@@ -585,18 +599,77 @@ bool trimToDenseBand(LatticeFit& fit) {
     }
     fit.dots.swap(kept);
     if (fit.dots.size() < 15) return false;
-    fit.rowMin = fit.colMin = 1 << 30;
-    fit.rowMax = fit.colMax = -(1 << 30);
-    for (const LatticeDot& d : fit.dots) {
-      fit.rowMin = std::min(fit.rowMin, d.row);
-      fit.rowMax = std::max(fit.rowMax, d.row);
-      fit.colMin = std::min(fit.colMin, d.col);
-      fit.colMax = std::max(fit.colMax, d.col);
-    }
+    setExtent(fit);
   }
   const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
   const float fill = static_cast<float>(fit.dots.size()) / (0.5f * H * W);
   return H >= 4 && W >= 4 && fill >= 0.18f && fill <= 0.93f;
+}
+
+namespace {
+
+float fillOf(const LatticeFit& fit) {
+  return static_cast<float>(fit.dots.size()) / (0.5f * (fit.rowMax - fit.rowMin + 1) * (fit.colMax - fit.colMin + 1));
+}
+
+// The fit's extent and fill checks (growFit's), or the peaks' trim to the dense band, which
+// makes them on what it keeps.
+bool plausibleIndexing(LatticeFit& fit, bool trim) {
+  if (trim) return trimToDenseBand(fit);
+  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
+  const float fill = fillOf(fit);
+  return H >= 4 && W >= 4 && H <= 202 && W <= 202 && fill >= 0.18f && fill <= 0.93f;
+}
+
+}  // namespace
+
+int otherDiagonals(const LatticeFit& fit, bool trim, LatticeFit others[2]) {
+  if (fit.dots.size() < 15) return 0;
+  const GrowthStart& g = fit.start;
+  const float la = std::hypot(g.ax, g.ay), lb = std::hypot(g.bx, g.by);
+  const float lSum = std::hypot(g.ax + g.bx, g.ay + g.by), lDiff = std::hypot(g.ax - g.bx, g.ay - g.by);
+  // c = a + s b, the third shortest lattice vector
+  const int s = lSum < lDiff ? 1 : -1;
+  const float lc = std::min(lSum, lDiff);
+  if (lc > kSteepViewRatio * std::max(la, lb)) return 0;
+  const float cx = g.ax + s * g.bx, cy = g.ay + s * g.by;
+  // A symbol's dots fill a rectangle of its own rows and columns; indexed askew, they fill a
+  // parallelogram in a box about twice its size. (So do a decoy's: only an indexing that fills
+  // its box better than the first is kept, each judged on what the trim keeps of it.)
+  float firstFill = fillOf(fit);
+  if (trim) {
+    LatticeFit trimmed = fit;
+    if (trimToDenseBand(trimmed)) firstFill = fillOf(trimmed);
+  }
+  float fills[2] = {0, 0};
+  int n = 0;
+  for (int k = 0; k < 2; ++k) {
+    LatticeFit& alt = others[n];
+    alt = fit;
+    // A dot i a + j b is (i - s j) a + (s j) c, and i c + (j - s i) b.
+    for (LatticeDot& d : alt.dots) {
+      const int i = (d.row + d.col) / 2, j = (d.row - d.col) / 2;
+      const int i2 = k == 0 ? i - s * j : i, j2 = k == 0 ? s * j : j - s * i;
+      d.row = i2 + j2;
+      d.col = i2 - j2;
+    }
+    setExtent(alt);
+    if (!plausibleIndexing(alt, trim) || fillOf(alt) < kSteepViewFillGain * firstFill) continue;
+    fills[n] = fillOf(alt);
+    const float l1 = k == 0 ? la : lc, l2 = k == 0 ? lc : lb;
+    alt.pitch = fit.pitch * (l1 + l2) / (la + lb);
+    if (k == 0) {
+      alt.start.bx = cx;
+      alt.start.by = cy;
+    } else {
+      alt.start.ax = cx;
+      alt.start.ay = cy;
+    }
+    alt.farGrown = 0;  // (not grown again: its dots are the first growth's)
+    ++n;
+  }
+  if (n == 2 && fills[1] > fills[0]) std::swap(others[0], others[1]);
+  return n;
 }
 
 }  // namespace det

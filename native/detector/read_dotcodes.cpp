@@ -1091,6 +1091,10 @@ struct Candidate {
   // A peaks lattice grown again with shorter steps (runPass): its extensions have an allowance of
   // their own, and it is kept as no part of a split symbol (the first growth was kept).
   bool regrown = false;
+  // The dots of another lattice indexed by other diagonals (a steep view, otherDiagonals): not
+  // handed to the video fusion either, whose tracks would hold the same dots twice, one of the two
+  // indexings askew.
+  bool reindexed = false;
   bool cutToLines = false;  // its DotCode lines alone (cutToCodeLines), from a lattice grown past them
   // Found on a deconvolved copy of a region (the deblurred and deconvolving stages): read like any
   // other, but not handed to the video fusion, whose tracks hold what frames show as given.
@@ -1256,6 +1260,9 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
     Candidate cand;
     if (pass.peaks) usedBefore = used;
     bool ok = fitLattice(ws.blobs, index, cluster, used, cand.fit, pass.peaks ? 0.5f : 0.35f);
+    // (before the peaks' trim, which keeps the densest band of rows that may run askew)
+    LatticeFit others[2];
+    const int nOthers = cand.fit.basisFound && !cand.fit.texture ? otherDiagonals(cand.fit, pass.peaks, others) : 0;
     // peaks: the growth also reaches stroke ends of the text beside the symbol (the fit's own
     // fill test then fails on the too-large extent, or passes with sparse extra rows): trim first
     if (pass.peaks && cand.fit.basisFound && !cand.fit.texture && !cand.fit.dots.empty()) ok = trimToDenseBand(cand.fit);
@@ -1317,6 +1324,7 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
       return go;
     };
     if (!handOver(cand, ok, "sampled")) return;
+    bool read = cand.read;
     // Peaks: among the text, glare and print beside a symbol the peaks lie so dense that the
     // growth's longest steps (three diagonals, made to jump a symbol's empty stretches) find one
     // near nearly every position, and the lattice runs on across them, away from the symbol, whose
@@ -1332,6 +1340,16 @@ void runPass(const GreyImage& img, const Pass& pass, const Frame& frame, Detecto
       for (size_t k = 0; k < used.size(); ++k) used[k] = static_cast<uint8_t>(used[k] | usedBefore[k]);
       PPROF("   grown again: %zu dots (%d by far steps) -> %zu, read %d\n", cand.fit.dots.size(), cand.fit.farGrown, again.fit.dots.size(), fitted);
       if (fitted && !handOver(again, true, "grown again with shorter steps")) return;
+      read = again.read;
+    }
+    // A steep view: the same dots with the other diagonals the basis allows (otherDiagonals).
+    for (int k = 0; k < nOthers && !read && Clock::now() < deadline; ++k) {
+      Candidate other;
+      other.fit = std::move(others[k]);
+      other.reindexed = true;
+      PPROF("   other diagonals %d: %zu dots, %dx%d\n", k, other.fit.dots.size(), other.fit.rowMax - other.fit.rowMin + 1, other.fit.colMax - other.fit.colMin + 1);
+      if (!handOver(other, true, "indexed by other diagonals (a steep view)")) return;
+      read = other.read;
     }
   }
   PPROF("   pass end %.2f ms\n", msSince());
@@ -2390,7 +2408,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     // of a deconvolved copy: fused with the frames before and after it, such grids kept the sweep
     // sequences' symbols from reading (bench/sequences.js sweep 1-100: 99 before the deblurred
     // stage, 93-94 with its lattices fused, 98 without them; docs/detector.md).
-    const bool toFusion = options.sampled && !cand.deconvolved;
+    const bool toFusion = options.sampled && !cand.deconvolved && !cand.reindexed;
     const int sampledIndex = toFusion ? static_cast<int>(options.sampled->size()) : -1;
     if (toFusion) {
       options.sampled->push_back(describeSampled(cand, all, r0, c0, frame));
@@ -2757,6 +2775,7 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
     auto retry = [&](LatticeFit&& changed, const LineEnds* ends, const char* what, const CylinderWrap* wrap, Changed how = Changed::lattice) {
       Candidate ext;
       ext.cutToLines = how == Changed::cut;
+      ext.reindexed = cand.reindexed;
       if (wrap) ext.mapper.useCylinder(*wrap);
       if (how == Changed::flat) ext.mapper.keepFlatOverStrays();
       ext.fit = std::move(changed);
@@ -2776,7 +2795,9 @@ std::vector<ReadResult> readAsGiven(const GreyImage& image, const ReadOptions& o
       if (cand.regrown) return ++extendedRegrown <= extendable;
       return cand.lastStage ? ++extendedLast <= kLastStageExtendedLattices : ++extended <= extendable;
     };
-    if (got == 0 && Clock::now() < deadline && mayExtend() && !cand.notDotCode) {
+    // (a lattice indexed by other diagonals is not extended in a live frame: that cost the empty
+    // ones 2.6% more work, and the next frame is another chance)
+    if (got == 0 && Clock::now() < deadline && (options.tryHarder || !cand.reindexed) && mayExtend() && !cand.notDotCode) {
       LatticeFit longer = cand.fit;
       LineEnds ends;
       if (extendLattice(*cand.ctx.img, cand.dark, *cand.blobs, longer, &ends) > 0)

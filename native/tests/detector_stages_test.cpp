@@ -61,6 +61,9 @@ struct RenderSpec {
   double tiltX = 0;   // perspective: projective coefficients (per pixel)
   double tiltY = 0;
   bool inverted = false;
+  // a steep view: the symbol foreshortened to `squeeze` across the image direction at
+  // `squeezeAngle` degrees (a plane tilted by acos(squeeze) seen from afar)
+  double squeeze = 1, squeezeAngle = 0;
   uint8_t ink = 30, ground = 225;
   struct Speck {
     double col, row, radius;  // grid coordinates, radius in modules
@@ -93,6 +96,8 @@ std::vector<uint8_t> render(const Matrix& mx, const RenderSpec& s) {
   const double c0 = (mx.cols - 1) / 2.0, r0 = (mx.rows - 1) / 2.0;
   double A[9] = {cs, -sn, -(cs * c0 - sn * r0), sn, cs, -(sn * c0 + cs * r0), 0, 0, 1};
   double P[9] = {1, 0, 0, 0, 1, 0, s.tiltX, s.tiltY, 1};  // on centred coordinates
+  const double ph = s.squeezeAngle * 3.14159265358979 / 180, pc = std::cos(ph), ps = std::sin(ph), k = s.squeeze - 1;
+  const double S[9] = {1 + k * pc * pc, k * pc * ps, 0, k * pc * ps, 1 + k * ps * ps, 0, 0, 0, 1};
   double T[9] = {1, 0, cx, 0, 1, cy, 0, 0, 1};
   auto mul = [](const double* a, const double* b, double* o) {
     for (int i = 0; i < 3; ++i)
@@ -101,8 +106,9 @@ std::vector<uint8_t> render(const Matrix& mx, const RenderSpec& s) {
         for (int k = 0; k < 3; ++k) o[i * 3 + j] += a[i * 3 + k] * b[k * 3 + j];
       }
   };
-  double PA[9], F[9], Inv[9] = {0};
-  mul(P, A, PA);
+  double SA[9], PA[9], F[9], Inv[9] = {0};
+  mul(S, A, SA);
+  mul(P, SA, PA);
   mul(T, PA, F);
   invert3(F, Inv);
   std::vector<uint8_t> img(static_cast<size_t>(s.width) * s.height);
@@ -419,6 +425,36 @@ TEST("detector: small light dots on a dark pack panel beside text are read (peak
       [](const Matrix& mx, int tried) { return packScene(mx, 3.0, 11.0 + 23.0 * tried); });
   REQUIRE(tried >= 4);
   CHECK(read >= tried - 1);
+}
+
+// A pack or a label photographed at a steep angle, foreshortened to about half across one of its
+// axes (a plane tilted 57-60 degrees): a double step along that axis is then as short as a
+// diagonal, and the lattice's shortest basis may hold it in place of one, so that its rows run
+// askew through the symbol; the same dots are read again with the other diagonals the basis
+// allows (otherDiagonals). Dark dots on a label and light dots on a dark panel.
+TEST("detector: symbols foreshortened to half across one axis (a steep view) are read") {
+  const auto [read, tried] = readSceneSets(
+      2, 2, 7, [](int set, size_t first) { return 3 * first + static_cast<size_t>(set); },
+      [](const Matrix& mx) { return mx.rows * mx.cols <= 1500; },
+      [](int set, size_t first, const Matrix& mx, int k) {
+        RenderSpec s;
+        s.module = 5;
+        s.dot = 0.75;
+        s.angle = 13.0 + 71.0 * k + 29.0 * static_cast<double>(first);
+        s.squeeze = 0.5 + 0.012 * k;
+        // across the symbol's columns or its rows, give or take a few degrees
+        s.squeezeAngle = s.angle + ((k + set) % 2 ? 90.0 : 0.0) + 4.0 * (k % 3) - 4.0;
+        s.inverted = set == 1;
+        PackScene p;
+        p.w = s.width = static_cast<int>(std::max(mx.rows, mx.cols) * s.module * 1.6) + 40;
+        p.h = s.height = p.w;
+        p.img = render(mx, s);
+        boxBlur(p.img, p.w, p.h);
+        return p;
+      });
+  std::cerr << "  steep views: " << read << " of " << tried << " read\n";
+  REQUIRE(tried >= 16);
+  CHECK(read >= tried - 2);
 }
 
 // The peaks pass reads a region at half resolution for dots of 4+ px (their rims give several
