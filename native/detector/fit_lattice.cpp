@@ -38,6 +38,20 @@ void setExtent(LatticeFit& fit) {
   }
 }
 
+// The share of its box's lattice positions the fit's dots fill.
+float fillOf(const LatticeFit& fit) {
+  return static_cast<float>(fit.dots.size()) / (0.5f * (fit.rowMax - fit.rowMin + 1) * (fit.colMax - fit.colMin + 1));
+}
+
+// A DotCode fills its lattice positions roughly half; a regular dotted texture fills them all,
+// and a scatter of unrelated blobs hardly at all.
+bool plausibleExtent(const LatticeFit& fit) {
+  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
+  if (H < 4 || W < 4 || H > 202 || W > 202) return false;
+  const float fill = fillOf(fit);
+  return fill >= 0.18f && fill <= 0.93f;
+}
+
 struct Vec {
   float x, y;
 };
@@ -495,13 +509,7 @@ bool growFit(const std::vector<Blob>& blobs, const SpatialIndex& index, std::vec
   }
   toGridCoordinates(grown, fit);
   for (const Grown& g : grown) used[g.blob] = 1;
-  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
-  if (H < 4 || W < 4 || H > 202 || W > 202) return false;
-  const float fill = static_cast<float>(grown.size()) / (0.5f * H * W);
-  // A DotCode fills its lattice positions roughly half; a regular dotted texture fills them all,
-  // and a scatter of unrelated blobs hardly at all.
-  if (fill > 0.93f || fill < 0.18f) return false;
-  return true;
+  return plausibleExtent(fit);
 }
 
 }  // namespace
@@ -602,26 +610,9 @@ bool trimToDenseBand(LatticeFit& fit) {
     setExtent(fit);
   }
   const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
-  const float fill = static_cast<float>(fit.dots.size()) / (0.5f * H * W);
+  const float fill = fillOf(fit);
   return H >= 4 && W >= 4 && fill >= 0.18f && fill <= 0.93f;
 }
-
-namespace {
-
-float fillOf(const LatticeFit& fit) {
-  return static_cast<float>(fit.dots.size()) / (0.5f * (fit.rowMax - fit.rowMin + 1) * (fit.colMax - fit.colMin + 1));
-}
-
-// The fit's extent and fill checks (growFit's), or the peaks' trim to the dense band, which
-// makes them on what it keeps.
-bool plausibleIndexing(LatticeFit& fit, bool trim) {
-  if (trim) return trimToDenseBand(fit);
-  const int H = fit.rowMax - fit.rowMin + 1, W = fit.colMax - fit.colMin + 1;
-  const float fill = fillOf(fit);
-  return H >= 4 && W >= 4 && H <= 202 && W <= 202 && fill >= 0.18f && fill <= 0.93f;
-}
-
-}  // namespace
 
 int otherDiagonals(const LatticeFit& fit, bool trim, LatticeFit others[2]) {
   if (fit.dots.size() < 15) return 0;
@@ -654,8 +645,10 @@ int otherDiagonals(const LatticeFit& fit, bool trim, LatticeFit others[2]) {
       d.col = i2 - j2;
     }
     setExtent(alt);
-    if (!plausibleIndexing(alt, trim) || fillOf(alt) < kSteepViewFillGain * firstFill) continue;
+    // (the fit's own checks, or the peaks' trim, which makes them on what it keeps)
+    if (!(trim ? trimToDenseBand(alt) : plausibleExtent(alt))) continue;
     fills[n] = fillOf(alt);
+    if (fills[n] < kSteepViewFillGain * firstFill) continue;
     const float l1 = k == 0 ? la : lc, l2 = k == 0 ? lc : lb;
     alt.pitch = fit.pitch * (l1 + l2) / (la + lb);
     if (k == 0) {
